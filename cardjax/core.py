@@ -1,0 +1,181 @@
+"""The contract every cardjax game meets.
+
+A game is an :class:`Env` whose methods are pure functions of fixed-shape arrays:
+
+* ``init(key)`` deals, ``step(state, action, key=None)`` plays one action;
+* the state is a ``flax.struct`` dataclass with the public fields ``current_player``,
+  ``legal_action_mask``, ``rewards``, ``terminated``, ``step_count``, game fields, and hidden
+  fields whose names start with ``_``;
+* stepping a terminated state returns it unchanged, with ``rewards`` zero;
+* at a terminal state the legal mask is all True (softmaxes over it never see NaN);
+* an illegal action inside ``jit`` ends the game and costs the offender's team
+  ``illegal_penalty`` (the other team gains it, so the rewards stay zero-sum);
+* ``checked(env)`` gives an eager twin whose ``step`` raises ``ValueError`` on an illegal action.
+
+Games implement ``_init``-style constructors and ``_step`` for a legal action; :class:`Env.step`
+adds the common policies above, so every game behaves the same way at the edges.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+Array = jax.Array
+PRNGKey = jax.Array
+
+PUBLIC_FIELDS = ("current_player", "legal_action_mask", "rewards", "terminated", "step_count")
+
+
+def _select(pred, on_true, on_false):
+    """Pytree ``where`` with a scalar predicate (cheaper than ``lax.cond`` under ``vmap``)."""
+    return jax.tree_util.tree_map(lambda a, b: jnp.where(pred, a, b), on_true, on_false)
+
+
+class Env:
+    """Base class of the games. Subclasses set the attributes below and implement ``_step``."""
+
+    name: str = ""
+    num_players: int = 0
+    num_actions: int = 0
+    teams: tuple[int, ...] = ()  # seat -> team id
+    illegal_penalty: float = 0.0
+    options: dict[str, Any] = {}
+
+    # --- to implement -------------------------------------------------------------------
+    def init(self, key: PRNGKey):
+        raise NotImplementedError
+
+    def _step(self, state, action: Array, key: PRNGKey | None):
+        """Play a legal ``action`` in a non-terminal state; return the next state."""
+        raise NotImplementedError
+
+    def observe(self, state, seat) -> Array:
+        raise NotImplementedError
+
+    def observe_oracle(self, state, seat) -> Array:
+        raise NotImplementedError
+
+    def sample_hidden(self, key: PRNGKey, state, seat):
+        raise NotImplementedError
+
+    def render(self, state) -> str:
+        raise NotImplementedError
+
+    def action_to_str(self, action: int) -> str:
+        return str(int(action))
+
+    # --- common behaviour ---------------------------------------------------------------
+    def step(self, state, action, key: PRNGKey | None = None):
+        """One action. Pure and jit/vmap-able; see the module docstring for the edge policies."""
+        action = jnp.asarray(action, dtype=jnp.int32)
+        in_range = (action >= 0) & (action < self.num_actions)
+        safe = jnp.clip(action, 0, self.num_actions - 1)
+        legal = in_range & state.legal_action_mask[safe]
+        played = self._step(state, safe, key)
+        punished = self._illegal(state)
+        nxt = _select(legal, played, punished)
+        finished = state.replace(rewards=jnp.zeros_like(state.rewards))
+        return _select(state.terminated, finished, nxt)
+
+    def _illegal(self, state):
+        """The game ends; the offender's team loses ``illegal_penalty``, shared so the sum is 0."""
+        teams = jnp.asarray(self.teams, dtype=jnp.int32)
+        offender = teams[state.current_player]
+        on_team = teams == offender
+        n_off = jnp.sum(on_team)
+        n_other = self.num_players - n_off
+        rewards = jnp.where(
+            on_team,
+            -self.illegal_penalty,
+            self.illegal_penalty * n_off / jnp.maximum(n_other, 1),
+        ).astype(jnp.float32)
+        return state.replace(
+            rewards=rewards,
+            terminated=jnp.bool_(True),
+            legal_action_mask=jnp.ones_like(state.legal_action_mask),
+            step_count=state.step_count + 1,
+        )
+
+    def team_of(self, seat) -> Array:
+        return jnp.asarray(self.teams, dtype=jnp.int32)[seat]
+
+    def __repr__(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
+        return f"cardjax.make({self.name!r}{', ' if opts else ''}{opts})"
+
+
+def auto_reset(step_fn: Callable, init_fn: Callable) -> Callable:
+    """Wrap ``step_fn(state, action)`` into ``step(state, action, key)`` that starts a new game
+    with ``init_fn(key)`` when one ends.
+
+    The state returned at the end of a game is the fresh deal, carrying the finished game's
+    ``rewards`` and ``terminated=True`` so that a training loop sees the outcome; the next call
+    clears them before stepping.
+    """
+
+    def step(state, action, key):
+        state = _select(
+            state.terminated,
+            state.replace(
+                terminated=jnp.zeros_like(state.terminated),
+                rewards=jnp.zeros_like(state.rewards),
+            ),
+            state,
+        )
+        state = step_fn(state, action)
+        fresh = init_fn(key).replace(terminated=state.terminated, rewards=state.rewards)
+        return _select(state.terminated, fresh, state)
+
+    return step
+
+
+class CheckedEnv:
+    """Eager twin of an env: the same functions, but ``step`` validates its arguments and raises
+    ``ValueError`` on an illegal action, naming the action and the legal ones."""
+
+    def __init__(self, env: Env):
+        self.env = env
+
+    def __getattr__(self, name):
+        return getattr(self.env, name)
+
+    def step(self, state, action, key: PRNGKey | None = None):
+        env = self.env
+        if np.ndim(state.current_player) != 0:
+            raise ValueError(
+                "checked mode steps one game at a time; got a batched state with shape "
+                f"{np.shape(state.current_player)}"
+            )
+        a = np.asarray(action)
+        if a.ndim != 0 or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"action must be one integer, got {action!r}")
+        a = int(a)
+        if bool(state.terminated):
+            return env.step(state, a, key)
+        mask = np.asarray(state.legal_action_mask)
+        if not 0 <= a < env.num_actions or not mask[a]:
+            legal = [env.action_to_str(i) for i in np.flatnonzero(mask)]
+            what = env.action_to_str(a) if 0 <= a < env.num_actions else "out of range"
+            raise ValueError(
+                f"illegal action {a} ({what}) for seat {int(state.current_player)} at step "
+                f"{int(state.step_count)}; legal actions: {', '.join(legal)}"
+            )
+        return env.step(state, a, key)
+
+    def __repr__(self) -> str:
+        return f"checked({self.env!r})"
+
+
+def checked(env: Env) -> CheckedEnv:
+    """Eager mode that raises on illegal actions instead of penalising them."""
+    return env if isinstance(env, CheckedEnv) else CheckedEnv(env)
+
+
+def random_action(key: PRNGKey, mask: Array) -> Array:
+    """A uniformly random legal action (the logits of illegal ones are -inf)."""
+    logits = jnp.where(mask, 0.0, -jnp.inf)
+    return jax.random.categorical(key, logits).astype(jnp.int32)

@@ -1,0 +1,1 @@
+"""One module per game; ``cardjax.make(name)`` builds their envs."""
