@@ -223,6 +223,13 @@ class Gongzhu(Env):
             raise ValueError(f"leader must be a seat 0..3, got {leader}")
         return self._deal(jnp.asarray(owner), leader)
 
+    def rotate(self, state: State, shift: int = 1) -> State:
+        """The same deal with every hand, and the first lead, moved ``shift`` seats on.
+
+        For initial states (the arena's duplicate rotation); play so far is not carried.
+        """
+        return self._deal((state._owner + shift) % NUM_PLAYERS, (state.leader + shift) % NUM_PLAYERS)
+
     def _deal(self, owner: Array, leader) -> State:
         leader = jnp.asarray(leader, jnp.int32)
         state = State(
@@ -403,7 +410,9 @@ class Gongzhu(Env):
 
         k_perm, k_place = jax.random.split(key)
         order = jax.random.permutation(k_perm, NUM_CARDS)
-        keys = jax.random.split(k_place, NUM_CARDS)
+        # At most 39 cards are hidden from a seat: visit those first, in random order.
+        order = order[jnp.argsort(~hidden[order], stable=True)[: 3 * 13]]
+        keys = jax.random.split(k_place, 3 * 13)
         (_, _, owner), _ = jax.lax.scan(place, (need, rem, s._owner), (order, keys))
         world = s.replace(_owner=owner)
         mask = jnp.where(s.terminated, s.legal_action_mask, self._legal_mask(world))

@@ -1,0 +1,40 @@
+"""Baseline players as pure functions ``act(params, key, state) -> action`` (one game; vmap for a batch).
+
+A baseline reads only what its seat may know (its own hand through the state's hidden fields,
+and public fields); players that need the other hands sample them with ``env.sample_hidden``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable, NamedTuple
+
+
+class Agent(NamedTuple):
+    name: str
+    act: Callable  # act(params, key, state) -> int32 action
+    params: Any = None
+
+
+# (game, name) -> "module:factory"; a factory takes the env and returns an Agent.
+_BASELINES = {
+    ("*", "random"): "cardjax.agents.random:make",
+    ("gongzhu", "if"): "cardjax.agents.gongzhu_if:make",
+    ("gongzhu", "greed"): "cardjax.agents.gongzhu_greed:make",
+}
+
+
+def baselines(game: str) -> list[str]:
+    """Names of the baseline players available for ``game``."""
+    return sorted({n for g, n in _BASELINES if g in (game, "*")})
+
+
+def get(env, name: str) -> Agent:
+    """The baseline called ``name`` for ``env``'s game (e.g. ``get(env, "greed")``)."""
+    spec = _BASELINES.get((env.name, name)) or _BASELINES.get(("*", name))
+    if spec is None:
+        raise ValueError(
+            f"unknown agent {name!r} for {env.name}; baselines: {', '.join(baselines(env.name))}"
+        )
+    module, factory = spec.split(":")
+    return getattr(importlib.import_module(module), factory)(env)

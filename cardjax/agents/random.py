@@ -1,0 +1,14 @@
+"""Mr Random: a uniformly random legal action. Works for every game."""
+
+from cardjax.core import random_action
+
+
+def act(params, key, state):
+    del params
+    return random_action(key, state.legal_action_mask)
+
+
+def make(env):
+    from cardjax.agents import Agent
+
+    return Agent("random", act)

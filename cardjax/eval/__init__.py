@@ -1,0 +1,1 @@
+"""Evaluation: duplicate arena matches and the papers' metrics."""
