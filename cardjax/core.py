@@ -133,6 +133,27 @@ def auto_reset(step_fn: Callable, init_fn: Callable) -> Callable:
     return step
 
 
+def reset_finished(state, init_fn: Callable, key: PRNGKey):
+    """Batch-level twin of ``auto_reset``: replace the finished games of a batched ``state`` by
+    fresh deals ``vmap(init_fn)`` drawn from ``key``, dealing only on steps where some game has
+    finished (a real branch, not a select, so steps where no game ends pay nothing for it).
+
+    Unlike ``auto_reset`` the finished games' outcome is not carried over: read ``rewards`` and
+    ``terminated`` before calling this.
+    """
+    done = state.terminated
+
+    def deal(state):
+        keys = jax.random.split(key, done.shape[0])
+        fresh = jax.vmap(init_fn)(keys)
+        return jax.tree_util.tree_map(
+            lambda a, b: jnp.where(done.reshape(done.shape + (1,) * (a.ndim - 1)), a, b),
+            fresh, state,
+        )
+
+    return jax.lax.cond(jnp.any(done), deal, lambda s: s, state)
+
+
 class CheckedEnv:
     """Eager twin of an env: the same functions, but ``step`` validates its arguments and raises
     ``ValueError`` on an illegal action, naming the action and the legal ones."""

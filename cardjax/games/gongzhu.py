@@ -210,7 +210,8 @@ class Gongzhu(Env):
         ``jit`` the deal is checked and a bad one raises ``ValueError``; ``owner`` may also be a
         list of four hands written as card strings.
         """
-        if isinstance(owner, (list, tuple)) and len(owner) == NUM_PLAYERS and not np.isscalar(owner[0]):
+        if (isinstance(owner, (list, tuple)) and len(owner) > 0
+                and (isinstance(owner[0], str) or not np.isscalar(owner[0]))):
             owner = owner_from_hands(owner)
         if _is_concrete(owner):
             arr = np.asarray(owner)

@@ -1,0 +1,479 @@
+#!/usr/bin/env python
+"""Random-playout throughput of every cardjax game against batch size, and of its peers.
+
+    python scripts/benchmark.py                        # every game, batch 1 .. 65536, peers
+    python scripts/benchmark.py --quick                # CI smoke test: batch 1, 64, 1024, short runs
+    python scripts/benchmark.py --games gongzhu --batch-sizes 1,256,4096 --json bench.json
+
+For each game and batch size one jitted function plays ``steps`` steps of ``vmap(env.step)``
+with uniformly random legal actions inside a ``lax.fori_loop``, dealing a new game into every
+slot whose game ended (``cardjax.core.reset_finished``), so whole games are played back to back
+without leaving the compiled graph.
+The number of steps is a runtime argument of that function (one compile per batch size); unless
+``--steps`` fixes it, it is calibrated so that one timed call lasts about ``--seconds``.
+
+Reported per row: lowering + XLA compile time (timed apart from execution), the first call,
+random-playout steps/s (batch x steps / seconds, best of ``--repeats``, after
+``block_until_ready``) and games/s (steps/s over the mean game length, which the loop measures
+from the ``terminated`` flags and the step counts of the games that end; see
+``add_games_per_s``). Per game: the size of the jaxpr of one vmapped step, and the peers (other
+simulators of a similar game, timed in the same run when they are installed; see ``PEERS``).
+
+Only the first device is used (the batch is not sharded); the device and its count are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import math
+import os
+import platform
+import random
+import sys
+import time
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.extend import core as jex_core
+
+try:  # running as ``python scripts/benchmark.py`` from anywhere
+    import cardjax
+except ImportError:  # pragma: no cover - the repo is not installed
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import cardjax
+from cardjax.core import reset_finished
+
+DEFAULT_BATCH_SIZES = (1, 4, 16, 64, 256, 1024, 4096, 16384, 65536)
+QUICK_BATCH_SIZES = (1, 64, 1024)
+DEFAULT_SECONDS = 1.0  # target length of one timed call
+QUICK_SECONDS = 0.2
+DEFAULT_PEER_SECONDS = 2.5
+QUICK_PEER_SECONDS = 0.5
+MAX_STEPS = 1_000_000  # per call, whatever the calibration says
+
+
+# ---------------------------------------------------------------------------------- cardjax
+def make_playout(env) -> Callable:
+    """``run(state, key, num_steps) -> (state, key, games_finished, their_total_steps)``, jitted.
+
+    ``state`` is a batch of states; every step plays a random legal action in every game, then
+    ``cardjax.core.reset_finished`` deals new games in the slots whose game ended (a branch taken
+    only on steps where some game ended, so dealing is not paid on every step).
+    """
+    step = jax.vmap(env.step)
+    act = jax.vmap(cardjax.random_action)
+
+    def body(_, carry):
+        state, key, finished, length = carry
+        key, k_act, k_deal = jax.random.split(key, 3)
+        action = act(jax.random.split(k_act, state.terminated.shape[0]), state.legal_action_mask)
+        state = step(state, action)
+        finished = finished + jnp.sum(state.terminated, dtype=jnp.int32)
+        length = length + jnp.sum(jnp.where(state.terminated, state.step_count, 0), dtype=jnp.int32)
+        state = reset_finished(state, env.init, k_deal)
+        return state, key, finished, length
+
+    def run(state, key, num_steps):
+        zero = jnp.int32(0)
+        return jax.lax.fori_loop(0, num_steps, body, (state, key, zero, zero))
+
+    donate = (0,) if jax.devices()[0].platform != "cpu" else ()  # CPU ignores donation noisily
+    return jax.jit(run, donate_argnums=donate)
+
+
+def _count_eqns(jaxpr) -> int:
+    """Equations of a jaxpr, counting those of nested jaxprs (pjit, cond, scan, ...)."""
+    n = 0
+    for eqn in jaxpr.eqns:
+        n += 1
+        for p in eqn.params.values():
+            for sub in p if isinstance(p, (list, tuple)) else (p,):
+                if isinstance(sub, jex_core.ClosedJaxpr):
+                    n += _count_eqns(sub.jaxpr)
+                elif isinstance(sub, jex_core.Jaxpr):
+                    n += _count_eqns(sub)
+    return n
+
+
+def jaxpr_size(env, batch: int = 8) -> dict:
+    """Equations in the jaxpr of one vmapped ``env.step`` and of one vmapped playout step
+    (random action + auto-reset step): top level and with nested jaxprs expanded."""
+    keys = jax.random.split(jax.random.key(0), batch)
+    state = jax.vmap(env.init)(keys)
+    action = jnp.zeros(batch, jnp.int32)
+    step = jax.vmap(env.step)
+    auto = jax.vmap(cardjax.auto_reset(env.step, env.init))
+
+    def playout_step(state, keys):
+        return auto(state, jax.vmap(cardjax.random_action)(keys, state.legal_action_mask), keys)
+
+    j_step = jax.make_jaxpr(step)(state, action)
+    j_play = jax.make_jaxpr(playout_step)(state, keys)
+    return {
+        "step": len(j_step.jaxpr.eqns),
+        "step_total": _count_eqns(j_step.jaxpr),
+        "playout_step": len(j_play.jaxpr.eqns),
+        "playout_step_total": _count_eqns(j_play.jaxpr),
+    }
+
+
+def _timed(fn, *args):
+    t = time.perf_counter()
+    out = jax.block_until_ready(fn(*args))
+    return out, time.perf_counter() - t
+
+
+def bench_cardjax(env, batch: int, steps: int | None, repeats: int, seconds: float,
+                  seed: int = 0) -> dict:
+    """Time random playouts of ``env`` at one batch size; see the module docstring."""
+    run = make_playout(env)
+    key_init, key = jax.random.split(jax.random.key(seed))
+    state = jax.block_until_ready(jax.vmap(env.init)(jax.random.split(key_init, batch)))
+
+    n = jnp.int32(1)
+    t = time.perf_counter()
+    lowered = run.lower(state, key, n)
+    lower_s = time.perf_counter() - t
+    t = time.perf_counter()
+    compiled = lowered.compile()
+    compile_s = time.perf_counter() - t
+
+    # First call: also calibrates the number of steps per timed call.
+    n0 = steps if steps is not None else int(np.clip(2 ** 14 // batch, 1, 256))
+    (state, key, fin, length), first_s = _timed(compiled, state, key, jnp.int32(n0))
+    finished, game_steps = int(fin), int(length)
+    if steps is None:  # calibrate on a second, warm call
+        (state, key, fin, length), warm_s = _timed(compiled, state, key, jnp.int32(n0))
+        finished, game_steps = finished + int(fin), game_steps + int(length)
+        per_step = max(warm_s, 1e-6) / n0
+        steps = int(np.clip(round(seconds / per_step), 1, MAX_STEPS))
+
+    best = math.inf
+    for _ in range(repeats):
+        (state, key, fin, length), dt = _timed(compiled, state, key, jnp.int32(steps))
+        best = min(best, dt)
+        finished += int(fin)
+        game_steps += int(length)
+    return {
+        "batch": batch,
+        "steps_per_call": steps,
+        "lower_s": lower_s,
+        "compile_s": compile_s,
+        "first_call_s": first_s,
+        "best_call_s": best,
+        "steps_per_s": batch * steps / best,
+        # every game that ended during this row's calls, and the steps those games lasted
+        "games_finished": finished,
+        "finished_games_steps": game_steps,
+    }
+
+
+def add_games_per_s(rows: list[dict]) -> float | None:
+    """Fill ``games_per_s`` = steps/s / mean game length, for rows of one game.
+
+    Games in a batch start together, so the number ending within one short timed call is
+    lumpy (for a fixed-length game: all or none); the long-run rate is steps/s divided by the
+    mean length of a game. That length comes from the games finished in the row itself, or,
+    where none finished (large batches, short calls), from those of all rows of the game.
+    Returns the pooled mean game length (None if no game finished at all).
+    """
+    total_games = sum(r["games_finished"] for r in rows)
+    total_steps = sum(r["finished_games_steps"] for r in rows)
+    pooled = total_steps / total_games if total_games else None
+    for r in rows:
+        if r["games_finished"]:
+            r["mean_game_length"] = r["finished_games_steps"] / r["games_finished"]
+            r["games_per_s_source"] = "this row"
+        elif pooled is not None:
+            r["mean_game_length"] = pooled
+            r["games_per_s_source"] = "mean game length of the other rows"
+        else:
+            r["mean_game_length"] = None
+            r["games_per_s_source"] = "no game finished"
+        r["games_per_s"] = r["steps_per_s"] / r["mean_game_length"] if r["mean_game_length"] else None
+    return pooled
+
+
+# ---------------------------------------------------------------------------------- peers
+def bench_openspiel_hearts(seconds: float, seed: int = 0) -> dict:
+    """OpenSpiel's C++ Hearts through ``pyspiel``: random playouts on one core.
+
+    Chance nodes (the deal) are resolved by sampling their outcomes; only decision steps are
+    counted. Card passing is switched off, so that a game is 52 card plays like Gongzhu. The
+    Python loop around the C++ calls is part of the figure, as it is for any pyspiel user.
+    """
+    import pyspiel
+
+    game = pyspiel.load_game("hearts", {"pass_cards": False})
+    rng = random.Random(seed)
+    decisions = games = 0
+    t0 = time.perf_counter()
+    deadline = t0 + seconds
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                actions, probs = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(actions, probs)[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+                decisions += 1
+        games += 1
+        if time.perf_counter() >= deadline:
+            break
+    dt = time.perf_counter() - t0
+    return {
+        "steps_per_s": decisions / dt,
+        "games_per_s": games / dt,
+        "decisions": decisions,
+        "games": games,
+        "seconds": dt,
+        "version": _version("open_spiel"),
+        "note": "C++ game via pyspiel, Python random-playout loop, one core, pass_cards=False",
+    }
+
+
+# game -> [(peer name, fn(seconds) -> dict with steps_per_s)]; a peer that cannot be imported is
+# skipped with a note. Later games add theirs here (RLCard, DouZero's env, ...).
+PEERS: dict[str, list[tuple[str, Callable[[float], dict]]]] = {
+    "gongzhu": [("open_spiel hearts", bench_openspiel_hearts)],
+}
+
+
+def _version(dist: str) -> str | None:
+    try:
+        from importlib.metadata import version
+
+        return version(dist)
+    except Exception:
+        return None
+
+
+# ---------------------------------------------------------------------------------- CLI
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {v}")
+    return v
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not v > 0 or not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return v
+
+
+def _batch_sizes(text: str) -> list[int]:
+    sizes = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            v = int(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"batch size {part!r} is not an integer (expected e.g. 1,64,1024)") from None
+        if v <= 0:
+            raise argparse.ArgumentTypeError(f"batch size must be positive, got {v}")
+        sizes.append(v)
+    if not sizes:
+        raise argparse.ArgumentTypeError("no batch sizes given (expected e.g. 1,64,1024)")
+    return sizes
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="benchmark.py",
+        description="Random-playout steps/s of cardjax games against batch size, and of peers.",
+    )
+    p.add_argument("--games", default=",".join(cardjax.GAMES),
+                   help=f"comma-separated games (default: all: {','.join(cardjax.GAMES)})")
+    p.add_argument("--batch-sizes", type=_batch_sizes, default=None,
+                   help="comma-separated batch sizes (default: "
+                   f"{','.join(map(str, DEFAULT_BATCH_SIZES))}; with --quick "
+                   f"{','.join(map(str, QUICK_BATCH_SIZES))})")
+    p.add_argument("--steps", type=_positive_int, default=None,
+                   help="steps per timed call (default: calibrated so a call lasts --seconds)")
+    p.add_argument("--seconds", type=_positive_float, default=None,
+                   help=f"target length of one timed call when --steps is not given "
+                   f"(default {DEFAULT_SECONDS}, --quick {QUICK_SECONDS})")
+    p.add_argument("--repeats", type=_positive_int, default=None,
+                   help="timed calls per batch size, the best is kept (default 3, --quick 2)")
+    p.add_argument("--peers", action=argparse.BooleanOptionalAction, default=True,
+                   help="time the installed peer simulators too (default: yes)")
+    p.add_argument("--peer-seconds", type=_positive_float, default=None,
+                   help=f"seconds per peer (default {DEFAULT_PEER_SECONDS}, "
+                   f"--quick {QUICK_PEER_SECONDS})")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", metavar="PATH", default=None, help="write every number to PATH")
+    p.add_argument("--quick", action="store_true",
+                   help="smoke test: small batch sizes and short calls")
+    return p
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    games = [g.strip() for g in args.games.split(",") if g.strip()]
+    if not games:
+        parser.error("--games: no game named")
+    unknown = [g for g in games if g not in cardjax.GAMES]
+    if unknown:
+        parser.error(f"--games: unknown game(s) {', '.join(map(repr, unknown))}; "
+                     f"available: {', '.join(cardjax.GAMES)}")
+    args.games = list(dict.fromkeys(games))
+    if args.batch_sizes is None:
+        args.batch_sizes = list(QUICK_BATCH_SIZES if args.quick else DEFAULT_BATCH_SIZES)
+    if args.seconds is None:
+        args.seconds = QUICK_SECONDS if args.quick else DEFAULT_SECONDS
+    if args.repeats is None:
+        args.repeats = 2 if args.quick else 3
+    if args.peer_seconds is None:
+        args.peer_seconds = QUICK_PEER_SECONDS if args.quick else DEFAULT_PEER_SECONDS
+    if args.json is not None:
+        parent = os.path.dirname(os.path.abspath(args.json))
+        if not os.path.isdir(parent):
+            parser.error(f"--json: directory {parent!r} does not exist")
+    return args
+
+
+def describe_device() -> dict:
+    dev = jax.devices()[0]
+    return {
+        "platform": dev.platform,
+        "device_kind": dev.device_kind,
+        "device_count": jax.device_count(),
+        "local_device_count": jax.local_device_count(),
+        "cpu_count": os.cpu_count(),
+        "processor": platform.processor() or platform.machine(),
+    }
+
+
+def _fmt_rate(x: float) -> str:
+    if x >= 1e9:
+        return f"{x / 1e9:.2f} G"
+    if x >= 1e6:
+        return f"{x / 1e6:.2f} M"
+    if x >= 1e3:
+        return f"{x / 1e3:.1f} k"
+    return f"{x:.0f} "
+
+
+def print_report(report: dict, args) -> None:
+    header = (f"{'game':<10} {'batch':>7} {'steps/call':>10} {'steps/s':>11} {'games/s':>10} "
+              f"{'compile s':>9} {'1st call s':>10}")
+    print(header)
+    print("-" * len(header))
+    for r in report["rows"]:
+        games = _fmt_rate(r["games_per_s"]) if r["games_per_s"] is not None else "n/a"
+        if r["games_per_s_source"] != "this row":
+            games = games.rstrip() + "*"
+        print(f"{r['game']:<10} {r['batch']:>7} {r['steps_per_call']:>10} "
+              f"{_fmt_rate(r['steps_per_s']):>11} {games:>10} "
+              f"{r['lower_s'] + r['compile_s']:>9.2f} {r['first_call_s']:>10.2f}")
+    print("steps/s: random-playout steps (batch x steps / s, best call); games/s: steps/s / mean "
+          "game length\n(* length from the other rows: no game ended in this row's calls); "
+          "compile s: lowering + XLA compile\n")
+    for name, game in report["games"].items():
+        best = game["best"]
+        print(f"{name}: best {_fmt_rate(best['steps_per_s'])}steps/s at batch {best['batch']}"
+              + (f", mean game length {game['mean_game_length']:.1f} steps"
+                 if game["mean_game_length"] else ""))
+        if not args.peers:
+            print("  peers: skipped (--no-peers)")
+        elif not game["peers"]:
+            print("  peers: none registered")
+        for peer, res in game["peers"].items():
+            if "skipped" in res:
+                print(f"  peer {peer}: skipped, {res['skipped']}")
+                continue
+            print(f"  peer {peer}: {_fmt_rate(res['steps_per_s'])}decisions/s, "
+                  f"{_fmt_rate(res['games_per_s'])}games/s ({res['note']})")
+            print(f"  cardjax best / {peer} = {res['ratio']:.2f}x")
+    print()
+
+
+def main(argv=None) -> dict:
+    args = parse_args(argv)
+    dev = describe_device()
+    report = {
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "device": dev,
+        "versions": {
+            "python": platform.python_version(),
+            "jax": jax.__version__,
+            "jaxlib": _version("jaxlib"),
+            "cardjax": cardjax.__version__,
+        },
+        "config": {
+            "games": args.games,
+            "batch_sizes": args.batch_sizes,
+            "steps": args.steps,
+            "seconds": args.seconds,
+            "repeats": args.repeats,
+            "peers": args.peers,
+            "peer_seconds": args.peer_seconds,
+            "seed": args.seed,
+        },
+        "rows": [],
+        "games": {},
+    }
+    print(f"cardjax {cardjax.__version__}  jax {jax.__version__}  {report['date']}")
+    print(f"device: {dev['device_kind']} ({dev['platform']}) x{dev['device_count']}; "
+          f"benchmark uses device 0 only; host CPUs: {dev['cpu_count']}")
+    print(f"random playouts, best of {args.repeats} calls"
+          + (f" of {args.steps} steps" if args.steps else f" of ~{args.seconds:g} s") + "\n")
+
+    for name in args.games:
+        env = cardjax.make(name)
+        sizes = jaxpr_size(env)
+        game = {"env": repr(env), "jaxpr_eqns": sizes, "peers": {}}
+        report["games"][name] = game
+        print(f"{name}: {env!r}; jaxpr of one vmapped step: {sizes['step_total']} equations "
+              f"({sizes['step']} top level); with random action + auto-reset: "
+              f"{sizes['playout_step_total']}", flush=True)
+        rows = []
+        for batch in args.batch_sizes:
+            row = {"game": name, **bench_cardjax(env, batch, args.steps, args.repeats,
+                                                   args.seconds, args.seed)}
+            rows.append(row)
+            print(f"  batch {batch:>6}: {_fmt_rate(row['steps_per_s'])}steps/s "
+                  f"({row['steps_per_call']} steps/call; compile "
+                  f"{row['lower_s'] + row['compile_s']:.2f} s)", flush=True)
+        game["mean_game_length"] = add_games_per_s(rows)
+        report["rows"].extend(rows)
+        best = max(rows, key=lambda r: r["steps_per_s"])
+        game["best"] = {"batch": best["batch"], "steps_per_s": best["steps_per_s"]}
+
+        for peer, fn in PEERS.get(name, []) if args.peers else []:
+            try:
+                res = fn(args.peer_seconds)
+            except ImportError as e:
+                game["peers"][peer] = {"skipped": f"not installed ({e})"}
+                continue
+            res["ratio"] = best["steps_per_s"] / res["steps_per_s"]
+            game["peers"][peer] = res
+        print(flush=True)
+
+    print_report(report, args)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=2)
+        print(f"wrote {args.json}")
+    return report
+
+
+if __name__ == "__main__":
+    main()
