@@ -1,0 +1,150 @@
+"""Shared fixtures: compiled functions are built once per session and reused by every test.
+
+JAX compile time dominates the suite, so every test that needs a jitted ``step``, a random
+playout or ``sample_hidden`` takes it from :func:`compiled` (one object per game and option set).
+Batches are small: the tests check rules, not throughput.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import cardjax
+from cardjax import cards
+
+# A scan plays this many actions per game (stepping a terminated state is a no-op, so a bound
+# above the longest game is enough).  Add a game's bound here when the game is added.
+MAX_STEPS = {"gongzhu": 52}
+DEFAULT_MAX_STEPS = 400
+# Batch size of the vmapped playouts (kept fixed so that one compile serves every test).
+BATCH = 8
+
+
+def random_rollout(env, num_steps, key):
+    """Random legal play from ``env.init``.
+
+    Returns ``(first, states, actions)``: the initial state, the ``num_steps`` states after each
+    action (stacked on a leading axis) and the actions taken.
+    """
+    k_init, k_play = jax.random.split(key)
+    first = env.init(k_init)
+
+    def body(state, k):
+        k_act, k_step = jax.random.split(k)
+        action = cardjax.random_action(k_act, state.legal_action_mask)
+        nxt = env.step(state, action, k_step)
+        return nxt, (nxt, action)
+
+    _, (states, actions) = jax.lax.scan(body, first, jax.random.split(k_play, num_steps))
+    return first, states, actions
+
+
+class Compiled:
+    """The jitted functions of one env (one game with one set of options)."""
+
+    def __init__(self, env):
+        self.env = env
+        self.max_steps = MAX_STEPS.get(env.name, DEFAULT_MAX_STEPS)
+        self.init = jax.jit(env.init)
+        self.step = jax.jit(env.step)
+        self.observe = jax.jit(env.observe)
+        self.observe_oracle = jax.jit(env.observe_oracle)
+        self.sample_hidden = jax.jit(env.sample_hidden)
+        roll = functools.partial(random_rollout, env, self.max_steps)
+        self.rollout = jax.jit(roll)
+        self.batch_rollout = jax.jit(jax.vmap(roll))
+        # sample_hidden over a batch of (key, state, seat)
+        self.batch_sample_hidden = jax.jit(jax.vmap(env.sample_hidden))
+
+
+_COMPILED: dict[str, Compiled] = {}
+
+
+def get_compiled(name_or_env, **options) -> Compiled:
+    """The session's :class:`Compiled` for ``make(name, **options)`` (or for an env object)."""
+    env = name_or_env if not isinstance(name_or_env, str) else cardjax.make(name_or_env, **options)
+    env = getattr(env, "env", env)  # a CheckedEnv shares its env's compiled functions
+    key = repr(env)
+    if key not in _COMPILED:
+        _COMPILED[key] = Compiled(env)
+    return _COMPILED[key]
+
+
+def tree_index(tree, i):
+    """Element ``i`` of a pytree stacked on its leading axis."""
+    return jax.tree_util.tree_map(lambda x: x[i], tree)
+
+
+def to_numpy(tree):
+    return jax.tree_util.tree_map(np.asarray, jax.device_get(tree))
+
+
+def parse_move(env, move: str) -> int:
+    if move.lower() == "done":
+        if env.num_actions <= cards.NUM_CARDS:
+            raise ValueError("'done' is only an action with exposure=True")
+        return cards.NUM_CARDS
+    return cards.card_index(move)
+
+
+def play_cards(env, state, moves, step=None):
+    """Play ``moves`` from ``state``: card strings (``"C2 C3 | S2"``, ``|`` is ignored) or a list of
+    them; ``"done"`` is the exposure phase's action 52.  Every move must be legal (an
+    ``AssertionError`` names the first one that is not).  Returns the list of states, the given
+    one first."""
+    if isinstance(moves, str):
+        moves = moves.replace("|", " ").split()
+    step = step or get_compiled(env).step
+    states = [state]
+    for i, move in enumerate(moves):
+        a = parse_move(env, move)
+        mask = np.asarray(state.legal_action_mask)
+        if not mask[a]:
+            legal = [env.action_to_str(j) for j in np.flatnonzero(mask)]
+            raise AssertionError(
+                f"move {i} ({move}) by seat {int(state.current_player)} is illegal; legal: {legal}"
+            )
+        state = step(state, jnp.int32(a))
+        states.append(state)
+    return states
+
+
+@pytest.fixture(scope="session")
+def compiled():
+    """``compiled(name, **options)`` -> the shared :class:`Compiled` of that env."""
+    return get_compiled
+
+
+@pytest.fixture(scope="session")
+def gz():
+    """Compiled functions of the default Gongzhu env."""
+    return get_compiled("gongzhu")
+
+
+@pytest.fixture(scope="session")
+def gongzhu(gz):
+    """The default Gongzhu env (the same object ``gz`` compiled)."""
+    return gz.env
+
+
+@pytest.fixture(scope="session")
+def gz_exposure():
+    return get_compiled("gongzhu", exposure=True)
+
+
+@pytest.fixture(scope="session")
+def play():
+    """``play(env, state, moves)`` -> list of states; see :func:`play_cards`."""
+    return play_cards
+
+
+@pytest.fixture(scope="session")
+def gz_games(gz):
+    """A few random Gongzhu games, computed once: (first, states, actions) stacked over BATCH."""
+    keys = jax.random.split(jax.random.PRNGKey(20240611), BATCH)
+    return to_numpy(gz.batch_rollout(keys))
