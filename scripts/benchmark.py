@@ -5,15 +5,15 @@
     python scripts/benchmark.py --quick                # CI smoke test: batch 1, 64, 1024, short runs
     python scripts/benchmark.py --games gongzhu --batch-sizes 1,256,4096 --json bench.json
 
-For each game and batch size one jitted function plays ``steps`` steps of ``vmap(env.step)``
-with uniformly random legal actions inside a ``lax.fori_loop``, dealing a new game into every
-slot whose game ended (``cardjax.core.reset_finished``), so whole games are played back to back
-without leaving the compiled graph.
-The number of steps is a runtime argument of that function (one compile per batch size); unless
-``--steps`` fixes it, it is calibrated so that one timed call lasts about ``--seconds``.
+For each game and batch size one jitted function plays random games back to back without
+leaving the compiled graph: blocks of ``vmap(env.step)`` steps with uniformly random legal
+actions (a ``lax.scan``, unrolled on accelerators), after each block dealing a new game into every
+slot whose game ended (``cardjax.core.reset_finished``), inside a ``lax.fori_loop`` over blocks.
+The number of blocks is a runtime argument (one compile per batch size); unless ``--steps``
+fixes it, it is calibrated so that one timed call lasts about ``--seconds``.
 
 Reported per row: lowering + XLA compile time (timed apart from execution), the first call,
-random-playout steps/s (batch x steps / seconds, best of ``--repeats``, after
+random-playout steps/s (steps of running games / seconds, best of ``--repeats``, after
 ``block_until_ready``) and games/s (steps/s over the mean game length, which the loop measures
 from the ``terminated`` flags and the step counts of the games that end; see
 ``add_games_per_s``). Per game: the size of the jaxpr of one vmapped step, and the peers (other
@@ -57,29 +57,43 @@ MAX_STEPS = 1_000_000  # per call, whatever the calibration says
 
 
 # ---------------------------------------------------------------------------------- cardjax
-def make_playout(env) -> Callable:
-    """``run(state, key, num_steps) -> (state, key, games_finished, their_total_steps)``, jitted.
+# Steps per compiled block: whole games for fixed-length games, so no slot idles.
+BLOCK = {"gongzhu": 52}
+DEFAULT_BLOCK = 32
 
-    ``state`` is a batch of states; every step plays a random legal action in every game, then
-    ``cardjax.core.reset_finished`` deals new games in the slots whose game ended (a branch taken
-    only on steps where some game ended, so dealing is not paid on every step).
+
+def make_playout(env, block: int, unroll: int) -> Callable:
+    """``run(state, key, num_blocks) -> (state, key, finished, their_steps, real_steps)``, jitted.
+
+    A block is a ``lax.scan`` of ``block`` steps of ``vmap(env.step)`` with a random legal action
+    in every game; after each block ``cardjax.core.reset_finished`` deals new games into the
+    slots whose game ended.  Only steps of games still running count (``real_steps``): a slot
+    that finished mid-block idles until the block ends and its no-op steps are not counted.
     """
     step = jax.vmap(env.step)
     act = jax.vmap(cardjax.random_action)
 
-    def body(_, carry):
-        state, key, finished, length = carry
-        key, k_act, k_deal = jax.random.split(key, 3)
+    def one(carry, _):
+        state, key, finished, length, real = carry
+        key, k_act = jax.random.split(key)
         action = act(jax.random.split(k_act, state.terminated.shape[0]), state.legal_action_mask)
+        live = ~state.terminated
         state = step(state, action)
-        finished = finished + jnp.sum(state.terminated, dtype=jnp.int32)
-        length = length + jnp.sum(jnp.where(state.terminated, state.step_count, 0), dtype=jnp.int32)
-        state = reset_finished(state, env.init, k_deal)
-        return state, key, finished, length
+        ended = live & state.terminated
+        finished = finished + jnp.sum(ended, dtype=jnp.int32)
+        length = length + jnp.sum(jnp.where(ended, state.step_count, 0), dtype=jnp.int32)
+        real = real + jnp.sum(live, dtype=jnp.int32)
+        return (state, key, finished, length, real), None
 
-    def run(state, key, num_steps):
+    def body(_, carry):
+        carry, _ = jax.lax.scan(one, carry, None, length=block, unroll=unroll)
+        state, key, *counts = carry
+        key, k_deal = jax.random.split(key)
+        return (reset_finished(state, env.init, k_deal), key, *counts)
+
+    def run(state, key, num_blocks):
         zero = jnp.int32(0)
-        return jax.lax.fori_loop(0, num_steps, body, (state, key, zero, zero))
+        return jax.lax.fori_loop(0, num_blocks, body, (state, key, zero, zero, zero))
 
     donate = (0,) if jax.devices()[0].platform != "cpu" else ()  # CPU ignores donation noisily
     return jax.jit(run, donate_argnums=donate)
@@ -130,7 +144,10 @@ def _timed(fn, *args):
 def bench_cardjax(env, batch: int, steps: int | None, repeats: int, seconds: float,
                   seed: int = 0) -> dict:
     """Time random playouts of ``env`` at one batch size; see the module docstring."""
-    run = make_playout(env)
+    block = BLOCK.get(env.name, DEFAULT_BLOCK)
+    # Unrolling the block helps accelerators (fewer loop iterations) and slows CPUs down.
+    unroll = 1 if jax.devices()[0].platform == "cpu" else 4
+    run = make_playout(env, block, unroll)
     key_init, key = jax.random.split(jax.random.key(seed))
     state = jax.block_until_ready(jax.vmap(env.init)(jax.random.split(key_init, batch)))
 
@@ -142,30 +159,35 @@ def bench_cardjax(env, batch: int, steps: int | None, repeats: int, seconds: flo
     compiled = lowered.compile()
     compile_s = time.perf_counter() - t
 
-    # First call: also calibrates the number of steps per timed call.
-    n0 = steps if steps is not None else int(np.clip(2 ** 14 // batch, 1, 256))
-    (state, key, fin, length), first_s = _timed(compiled, state, key, jnp.int32(n0))
+    # First call: also calibrates the number of blocks per timed call.
+    blocks = None if steps is None else max(1, -(-steps // block))
+    n0 = blocks if blocks is not None else int(np.clip(2 ** 14 // (batch * block), 1, 256))
+    (state, key, fin, length, _), first_s = _timed(compiled, state, key, jnp.int32(n0))
     finished, game_steps = int(fin), int(length)
-    if steps is None:  # calibrate on a second, warm call
-        (state, key, fin, length), warm_s = _timed(compiled, state, key, jnp.int32(n0))
+    if blocks is None:  # calibrate on a second, warm call
+        (state, key, fin, length, _), warm_s = _timed(compiled, state, key, jnp.int32(n0))
         finished, game_steps = finished + int(fin), game_steps + int(length)
-        per_step = max(warm_s, 1e-6) / n0
-        steps = int(np.clip(round(seconds / per_step), 1, MAX_STEPS))
+        per_block = max(warm_s, 1e-6) / n0
+        blocks = int(np.clip(round(seconds / per_block), 1, MAX_STEPS // block))
 
-    best = math.inf
+    best, best_real = math.inf, 0
     for _ in range(repeats):
-        (state, key, fin, length), dt = _timed(compiled, state, key, jnp.int32(steps))
-        best = min(best, dt)
+        (state, key, fin, length, real), dt = _timed(compiled, state, key, jnp.int32(blocks))
+        if dt < best:
+            best, best_real = dt, int(real)
         finished += int(fin)
         game_steps += int(length)
     return {
         "batch": batch,
-        "steps_per_call": steps,
+        "steps_per_call": blocks * block,
+        "block": block,
+        "unroll": unroll,
         "lower_s": lower_s,
         "compile_s": compile_s,
         "first_call_s": first_s,
         "best_call_s": best,
-        "steps_per_s": batch * steps / best,
+        # steps of running games only; idle slots of finished games are not counted
+        "steps_per_s": best_real / best,
         # every game that ended during this row's calls, and the steps those games lasted
         "games_finished": finished,
         "finished_games_steps": game_steps,
@@ -383,7 +405,7 @@ def print_report(report: dict, args) -> None:
         print(f"{r['game']:<10} {r['batch']:>7} {r['steps_per_call']:>10} "
               f"{_fmt_rate(r['steps_per_s']):>11} {games:>10} "
               f"{r['lower_s'] + r['compile_s']:>9.2f} {r['first_call_s']:>10.2f}")
-    print("steps/s: random-playout steps (batch x steps / s, best call); games/s: steps/s / mean "
+    print("steps/s: random-playout steps of running games per second, best call; games/s: steps/s / mean "
           "game length\n(* length from the other rows: no game ended in this row's calls); "
           "compile s: lowering + XLA compile\n")
     for name, game in report["games"].items():

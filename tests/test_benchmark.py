@@ -32,11 +32,11 @@ def test_tiny_run_writes_json(bench_script, tmp_path, capsys):
     assert [r["batch"] for r in data["rows"]] == [1, 8]
     for r in data["rows"]:
         assert r["game"] == "gongzhu"
-        assert r["steps_per_call"] == 60
+        assert r["steps_per_call"] == 104  # 60 rounded up to whole blocks of 52 steps
         assert r["steps_per_s"] > 0
         assert r["compile_s"] > 0 and r["first_call_s"] > 0
-        # 120 steps of a 52-step game: every game in the batch ended twice
-        assert r["games_finished"] == 2 * r["batch"]
+        # two calls of two 52-step blocks: every slot played four whole games
+        assert r["games_finished"] == 4 * r["batch"]
         assert r["mean_game_length"] == pytest.approx(52.0)
         assert r["games_per_s"] > 0
     game = data["games"]["gongzhu"]

@@ -88,8 +88,8 @@ def pile_scores(piles: Array, exposed: Array | None = None) -> Array:
         exposed = jnp.zeros(NUM_CARDS, bool)
     heart_mult = jnp.where(exposed[HA], 2.0, 1.0)
     card_mult = jnp.where(jnp.asarray(IS_HEART), heart_mult, 1.0)
-    card_mult = card_mult.at[SQ].set(jnp.where(exposed[SQ], 2.0, 1.0))
-    card_mult = card_mult.at[DJ].set(jnp.where(exposed[DJ], 2.0, 1.0))
+    pig_or_sheep = jnp.asarray(np.isin(np.arange(NUM_CARDS), [SQ, DJ]))
+    card_mult = jnp.where(pig_or_sheep & exposed, 2.0, card_mult)
     s = jnp.sum(jnp.where(piles, POINTS * card_mult, 0.0), axis=-1)
     all_hearts = jnp.all(piles[..., HEART_CARDS], axis=-1)
     s = s + jnp.where(all_hearts, 400.0 * heart_mult, 0.0)
@@ -301,10 +301,13 @@ class Gongzhu(Env):
         k = s.num_played % 4
         card = jnp.minimum(a, NUM_CARDS - 1)
         led = jnp.where(k == 0, card // 13, jnp.maximum(s.trick[s.leader], 0) // 13)
-        trick = s.trick.at[p].set(card.astype(jnp.int8))
-        played_by = s.played_by.at[card].set(p.astype(jnp.int8))
-        history = s.history.at[s.num_played].set(card.astype(jnp.int8))
-        voids = s.voids.at[p, led].set(s.voids[p, led] | (card // 13 != led))
+        # Updates are written as selects over an iota, not scatters: they fuse on accelerators.
+        seats, cards = jnp.arange(NUM_PLAYERS), jnp.arange(NUM_CARDS)
+        trick = jnp.where(seats == p, card.astype(jnp.int8), s.trick)
+        played_by = jnp.where(cards == card, p.astype(jnp.int8), s.played_by)
+        history = jnp.where(cards == s.num_played, card.astype(jnp.int8), s.history)
+        shows_void = (seats[:, None] == p) & (jnp.arange(4) == led) & (card // 13 != led)
+        voids = s.voids | shows_void
         n = s.num_played + 1
         trick_done = n % 4 == 0
 
