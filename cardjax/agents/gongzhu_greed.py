@@ -11,7 +11,8 @@ For the seat to act (ScrofaZero paper, section 5.1 and supplementary 8.2):
    team (a trick taken by the other team counts with the opposite sign), plus the burden value
    shed by playing it (paper table 4: SA -50, SK -30, CA -20, CK -15, CQ -10, CJ -5, DA +30,
    DK +20, DQ +10 while SQ / C10 / DJ respectively is still out);
-4. during the first two tricks prefer cards of short suits; among equal values play high cards.
+4. break near-ties: during the first two tricks prefer cards of short suits; when leading prefer
+   low cards (a low lead rarely wins the trick); otherwise shed high cards.
 
 Everything is array arithmetic over the (at most 13) legal cards, the worlds and the (at most 13)
 replies, so a batch of Greeds runs under one ``jit(vmap(...))``.
@@ -32,6 +33,7 @@ from cardjax.games import gongzhu as gz
 
 SHORT_SUIT_WEIGHT = 2.0  # points per card of the suit, first two tricks
 RANK_TIE_BREAK = 0.1  # points per rank: shed high cards when nothing else differs
+LEAD_RANK_TIE_BREAK = -1.0  # leading, prefer low cards: they rarely win the trick
 
 
 def card_values(env, key, state, num_worlds: int = 20):
@@ -86,7 +88,7 @@ def card_values(env, key, state, num_worlds: int = 20):
         trick_value
         - pos.burden(cand)
         - jnp.where(early, SHORT_SUIT_WEIGHT * suit_len, 0.0)
-        + RANK_TIE_BREAK * (cand % 13)
+        + jnp.where(pos.leading, LEAD_RANK_TIE_BREAK, RANK_TIE_BREAK) * (cand % 13)
     )
     return cand, cand_ok, value
 

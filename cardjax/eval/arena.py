@@ -54,8 +54,13 @@ def make_play(env, a: Agent, b: Agent):
 
 
 def duplicate_match(env, a: Agent, b: Agent, deals: int, seed: int = 0, batch: int = 128,
-                    progress: bool = True) -> dict:
-    """Play ``deals`` deals (each in every rotation) between A (team 0) and B; see module doc."""
+                    progress: bool = True, per_deal: bool = False) -> dict:
+    """Play ``deals`` deals (each in every rotation) between A (team 0) and B; see module doc.
+
+    The deals depend on ``seed`` and ``deals`` only, so matches with the same seed are played
+    on the same deals and can be compared deal by deal (``per_deal=True`` adds the list of
+    per-deal margins under ``"per_deal"``).
+    """
     if deals < 1:
         raise ValueError(f"deals must be at least 1, got {deals}")
     if batch < 1:
@@ -66,7 +71,7 @@ def duplicate_match(env, a: Agent, b: Agent, deals: int, seed: int = 0, batch: i
     deal_keys = jax.random.split(deal_key, deals)
     a_team_seat = int(np.flatnonzero(np.asarray(env.teams) == 0)[0])
     play = make_play(env, a, b)
-    per_deal = []
+    margins = []
     chunks = range(0, deals, batch)
     bar = tqdm(total=deals, desc=f"{a.name} vs {b.name}", unit="deal", file=sys.stderr,
                disable=not progress)
@@ -78,15 +83,15 @@ def duplicate_match(env, a: Agent, b: Agent, deals: int, seed: int = 0, batch: i
         states, rotations = duplicate_states(env, keys)
         total = np.asarray(play(states, jax.random.fold_in(play_key, start)))
         margin = total[:, a_team_seat].reshape(rotations, batch)[:, :n]
-        per_deal.append(margin.mean(axis=0))
+        margins.append(margin.mean(axis=0))
         if progress:
-            so_far = np.concatenate(per_deal)
+            so_far = np.concatenate(margins)
             bar.set_postfix(mean=f"{so_far.mean():+.1f}")
         bar.update(n)
     bar.close()
-    per_deal = np.concatenate(per_deal)
-    mean = float(per_deal.mean())
-    stderr = float(per_deal.std(ddof=1) / np.sqrt(deals)) if deals > 1 else float("nan")
+    per_deal_margins = np.concatenate(margins)
+    mean = float(per_deal_margins.mean())
+    stderr = float(per_deal_margins.std(ddof=1) / np.sqrt(deals)) if deals > 1 else float("nan")
     result = {
         "game": env.name,
         "a": a.name,
@@ -99,4 +104,6 @@ def duplicate_match(env, a: Agent, b: Agent, deals: int, seed: int = 0, batch: i
     }
     if b.name == "greed" and env.name == "gongzhu":
         result["wpg"] = mean
+    if per_deal:
+        result["per_deal"] = per_deal_margins.tolist()
     return result
