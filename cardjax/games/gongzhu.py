@@ -1,6 +1,12 @@
-"""Gongzhu (拱猪) as pure JAX functions, following ``shared/rules/gongzhu.md``.
+"""Gongzhu (拱猪) as pure JAX functions, with the ScrofaZero paper's rules (section 2, table 1).
 
 Cards use the deck of :mod:`cardjax.cards` (``i = 13*suit + rank``, suits S H D C, ranks 2..A).
+Four seats in two teams, {0, 2} and {1, 3}; 13 tricks; follow the led suit if you can; the highest
+card of the led suit takes the trick and leads the next.  Each seat's pile is scored on its own
+(:func:`pile_scores`): hearts 0 (H2-H4), -10 (H5-H10), -20/-30/-40/-50 (HJ, HQ, HK, HA), SQ -100,
+DJ +100; all 13 hearts add 400 (they count +200); C10 doubles the pile if it holds another score
+card and is worth +50 alone.  At the end each seat's reward is its team's total minus the other
+team's (zero-sum); ``scores`` keeps the raw pile scores.
 
 Actions: ``0..51`` play (or, in the exposure phase, expose) that card.  With ``exposure=True``
 there is one more action, ``52`` = "done exposing", so ``num_actions`` is 53.
@@ -20,8 +26,6 @@ suit has been completed, ``exposing`` seats done exposing (4 = playing), ``_owne
 """
 
 from __future__ import annotations
-
-from functools import partial
 
 import jax
 import jax.numpy as jnp
