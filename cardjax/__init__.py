@@ -11,6 +11,8 @@ __version__ = "0.1.0"
 # name -> "module:class"; a game is imported when first made.
 _REGISTRY = {
     "gongzhu": "cardjax.games.gongzhu:Gongzhu",
+    "doudizhu": "cardjax.games.doudizhu:DouDizhu",
+    "mini_doudizhu": "cardjax.games.mini_doudizhu:MiniDouDizhu",
 }
 GAMES = tuple(_REGISTRY)
 
