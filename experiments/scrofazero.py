@@ -17,17 +17,8 @@ import jax.numpy as jnp
 
 import cardjax
 from cardjax import agents, cards
+from cardjax.cli import positive_int
 from cardjax.eval import arena
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
 
 
 def show_game(env, a, b, seed: int) -> None:
