@@ -21,6 +21,7 @@ _BASELINES = {
     ("*", "random"): "cardjax.agents.random:make",
     ("gongzhu", "if"): "cardjax.agents.gongzhu_if:make",
     ("gongzhu", "greed"): "cardjax.agents.gongzhu_greed:make",
+    ("doudizhu", "rule"): "cardjax.agents.doudizhu_rule:make",
 }
 
 
