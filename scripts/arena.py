@@ -2,11 +2,16 @@
 """Duplicate match between two agents.
 
     python scripts/arena.py --game gongzhu --a greed --b random --deals 256 --seed 11 --json
+    python scripts/arena.py --game doudizhu --a rule --b random --deals 500 --seed 3 --json
 
-Agent A sits at team 0's seats, B at the others; every deal is played in each seat rotation so
-each side holds each hand.  Prints the mean team margin of A per deal +- standard error (``--json``:
-one JSON object with at least ``mean``, ``stderr``, ``games``); a progress bar goes to stderr.
-Against ``--b greed`` on Gongzhu the mean is the ScrofaZero paper's WPG.
+Every deal is played in each game of the game's duplicate scheme (``cardjax.eval.arena``):
+Gongzhu and Mini Dou Di Zhu in each seat rotation, A at team 0's seats (each side holds each hand;
+Mini Dou Di Zhu: A leads once, B once); Dou Dizhu twice, A the landlord against B's two peasants,
+then B the landlord against A's peasants.  Prints A's score per deal (its side's total averaged
+over the deal's games) +- standard error, and the game's own figures: WPG against Mr Greed
+(Gongzhu), landlord win rates and ADP (Dou Dizhu), A's win rate (Mini Dou Di Zhu).  ``--json``
+prints one JSON object (at least ``mean``, ``stderr``, ``games``, ``deals``, ``seed``); a progress
+bar goes to stderr.  The agents are the baselines registered for the game (``cardjax.agents``).
 """
 
 from __future__ import annotations
@@ -17,37 +22,51 @@ import sys
 
 import cardjax
 from cardjax import agents
+from cardjax.cli import positive_int
 from cardjax.eval import arena
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
+# Preferred default agent A per game, first registered one wins.
+DEFAULT_A = {"gongzhu": ("greed",), "doudizhu": ("rule",)}
 
 
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="gongzhu", choices=cardjax.GAMES)
-    parser.add_argument("--a", default="greed", help="agent A (a baseline name)")
+    parser.add_argument("--a", default=None,
+                        help="agent A (a baseline name; default: the game's strongest baseline, "
+                        "greed for Gongzhu, rule for Dou Dizhu, where registered, else random)")
     parser.add_argument("--b", default="random", help="agent B (a baseline name)")
     parser.add_argument("--deals", type=positive_int, default=256)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--batch", type=positive_int, default=128,
-                        help="deals played at once (each in every rotation)")
+                        help="deals played at once (each in all its duplicate games)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     args = parser.parse_args(argv)
     names = agents.baselines(args.game)
+    if args.a is None:
+        args.a = next((n for n in DEFAULT_A.get(args.game, ()) if n in names), "random")
     for side in ("a", "b"):
         if getattr(args, side) not in names:
             parser.error(f"--{side}: unknown agent {getattr(args, side)!r} for {args.game}; "
                          f"choose from {', '.join(names)}")
     return args
+
+
+def summary_line(args, r: dict) -> str:
+    line = (f"{args.game}: {args.a} vs {args.b} over {r['deals']} deals ({r['games']} games): "
+            f"{r['mean']:+.3f} +- {r['stderr']:.3f} per deal")
+    if "wpg" in r:
+        line += f"  (WPG {r['wpg']:+.1f})"
+    if "wp_a_landlord" in r:
+        line += (f"\n  WP as landlord: {args.a} {r['wp_a_landlord']:.3f}, {args.b} "
+                 f"{r['wp_b_landlord']:.3f};  ADP of {args.a}: {r['adp_a']:+.3f} per game "
+                 f"(landlord {r['adp_a_landlord']:+.3f}, peasants {r['adp_a_peasants']:+.3f})")
+    if "wp_a" in r:
+        line += (f"\n  {args.a} wins {r['wp_a']:.3f} of games (leading {r['wp_a_first']:.3f}; "
+                 f"{args.b} leading wins {r['wp_b_first']:.3f})")
+    return line
 
 
 def main(argv=None) -> dict:
@@ -60,9 +79,7 @@ def main(argv=None) -> dict:
     if args.json:
         print(json.dumps(result))
     else:
-        extra = f"  (WPG {result['wpg']:+.1f})" if "wpg" in result else ""
-        print(f"{args.game}: {args.a} vs {args.b} over {result['deals']} deals "
-              f"({result['games']} games): {result['mean']:+.1f} +- {result['stderr']:.1f}{extra}")
+        print(summary_line(args, result))
     sys.stdout.flush()
     return result
 

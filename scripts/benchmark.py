@@ -45,6 +45,7 @@ try:  # running as ``python scripts/benchmark.py`` from anywhere
 except ImportError:  # pragma: no cover - the repo is not installed
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     import cardjax
+from cardjax.cli import positive_float, positive_int
 from cardjax.core import reset_finished
 
 DEFAULT_BATCH_SIZES = (1, 4, 16, 64, 256, 1024, 4096, 16384, 65536)
@@ -57,9 +58,47 @@ MAX_STEPS = 1_000_000  # per call, whatever the calibration says
 
 
 # ---------------------------------------------------------------------------------- cardjax
-# Steps per compiled block: whole games for fixed-length games, so no slot idles.
-BLOCK = {"gongzhu": 52}
+# Steps per compiled block: whole games for fixed-length games, so no slot idles. For games of
+# varying length a short block wastes fewer steps on slots whose game ended mid-block, a long one
+# deals less often: Dou Dizhu (random games ~61 steps, a deal costs about one step) is fastest
+# with 8 on a 2-core CPU; Mini Dou Di Zhu (~14 steps, a cheap deal) with 16.
+BLOCK = {"gongzhu": 52, "doudizhu": 8, "mini_doudizhu": 16}
 DEFAULT_BLOCK = 32
+# A batch size is skipped (and said so) where one game slot's state times this factor (the
+# step's intermediates: int32 copies of the legal mask and the like) would pass a quarter of the
+# memory: host RAM on CPU, the device's memory elsewhere.  Dou Dizhu's state carries a
+# 27,472-bool mask: on a 23 GiB host the largest batch kept is 4096.
+SLOT_BYTES_FACTOR = 32
+MEMORY_FRACTION = 0.25
+
+
+def state_bytes(env) -> int:
+    """Bytes of one game's state (shapes only, nothing is computed)."""
+    shapes = jax.eval_shape(env.init, jax.random.key(0))
+    return sum(math.prod(x.shape) * x.dtype.itemsize for x in jax.tree_util.tree_leaves(shapes))
+
+
+def memory_bytes() -> int | None:
+    """Memory the batch may use: the device's limit, or the host's RAM on CPU."""
+    dev = jax.devices()[0]
+    if dev.platform != "cpu":
+        try:
+            return int(dev.memory_stats()["bytes_limit"])
+        except Exception:
+            return None
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def max_batch(env) -> int | None:
+    """The largest power-of-two batch whose states fit the memory rule above (None: no limit known)."""
+    mem = memory_bytes()
+    if mem is None:
+        return None
+    slots = mem * MEMORY_FRACTION / (state_bytes(env) * SLOT_BYTES_FACTOR)
+    return 2 ** int(math.floor(math.log2(max(slots, 1))))
 
 
 def make_playout(env, block: int, unroll: int) -> Callable:
@@ -203,11 +242,15 @@ def add_games_per_s(rows: list[dict]) -> float | None:
     where none finished (large batches, short calls), from those of all rows of the game.
     Returns the pooled mean game length (None if no game finished at all).
     """
-    total_games = sum(r["games_finished"] for r in rows)
-    total_steps = sum(r["finished_games_steps"] for r in rows)
+    # A row whose calls are shorter than most games (large batches of a long game) sees only the
+    # games that end early: its own mean length is biased low, so it is used only where the row
+    # finished at least one game per slot.
+    full = [r for r in rows if r["games_finished"] >= r["batch"]] or rows
+    total_games = sum(r["games_finished"] for r in full)
+    total_steps = sum(r["finished_games_steps"] for r in full)
     pooled = total_steps / total_games if total_games else None
     for r in rows:
-        if r["games_finished"]:
+        if r["games_finished"] >= r["batch"] or (r["games_finished"] and pooled is None):
             r["mean_game_length"] = r["finished_games_steps"] / r["games_finished"]
             r["games_per_s_source"] = "this row"
         elif pooled is not None:
@@ -259,10 +302,97 @@ def bench_openspiel_hearts(seconds: float, seed: int = 0) -> dict:
     }
 
 
+def bench_openspiel_doudizhu(seconds: float, seed: int = 0) -> dict:
+    """OpenSpiel's C++ ``dou_dizhu`` through ``pyspiel``: random playouts on one core.
+
+    OpenSpiel's game has its own bidding phase before the play: every decision is counted (bids
+    and card plays, passes included); chance nodes (the deal, the first bidder) are resolved by
+    sampling their outcomes and are not counted.
+    """
+    import pyspiel
+
+    game = pyspiel.load_game("dou_dizhu")
+    rng = random.Random(seed)
+    decisions = games = 0
+    t0 = time.perf_counter()
+    deadline = t0 + seconds
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                actions, probs = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(actions, probs)[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+                decisions += 1
+        games += 1
+        if time.perf_counter() >= deadline:
+            break
+    dt = time.perf_counter() - t0
+    return {
+        "steps_per_s": decisions / dt,
+        "games_per_s": games / dt,
+        "decisions": decisions,
+        "games": games,
+        "seconds": dt,
+        "version": _version("open_spiel"),
+        "note": "C++ game via pyspiel, Python random-playout loop, one core, bids counted",
+    }
+
+
+def bench_douzero(seconds: float, seed: int = 0) -> dict:
+    """DouZero's pure-Python ``GameEnv`` (``pip install douzero``): random legal moves, one core.
+
+    Deals as DouZero's ``Env.reset`` does (landlord 20 cards, peasants 17 each, no bidding); every
+    ``GameEnv.step`` (one move, pass included) is a decision.  Only ``douzero.env.game`` is used,
+    so torch (a dependency of the rest of the package) is not needed.
+    """
+    from douzero.env.game import GameEnv
+
+    rng = random.Random(seed)
+
+    class RandomPlayer:
+        def act(self, infoset):
+            return rng.choice(infoset.legal_actions)
+
+    deck = [r for r in range(3, 15) for _ in range(4)] + [17] * 4 + [20, 30]
+    players = {pos: RandomPlayer() for pos in ("landlord", "landlord_up", "landlord_down")}
+    env = GameEnv(players)
+    decisions = games = 0
+    t0 = time.perf_counter()
+    deadline = t0 + seconds
+    while True:
+        cards = deck.copy()
+        rng.shuffle(cards)
+        env.reset()
+        env.card_play_init({
+            "landlord": sorted(cards[:20]), "landlord_up": sorted(cards[20:37]),
+            "landlord_down": sorted(cards[37:54]), "three_landlord_cards": sorted(cards[17:20]),
+        })
+        while not env.game_over:
+            env.step()
+            decisions += 1
+        games += 1
+        if time.perf_counter() >= deadline:
+            break
+    dt = time.perf_counter() - t0
+    return {
+        "steps_per_s": decisions / dt,
+        "games_per_s": games / dt,
+        "decisions": decisions,
+        "games": games,
+        "seconds": dt,
+        "version": _version("douzero"),
+        "note": "pure-Python douzero.env.game.GameEnv, random legal moves, one core",
+    }
+
+
 # game -> [(peer name, fn(seconds) -> dict with steps_per_s)]; a peer that cannot be imported is
-# skipped with a note. Later games add theirs here (RLCard, DouZero's env, ...).
+# skipped with a note.  Mini Dou Di Zhu has no peer simulator.
 PEERS: dict[str, list[tuple[str, Callable[[float], dict]]]] = {
     "gongzhu": [("open_spiel hearts", bench_openspiel_hearts)],
+    "doudizhu": [("open_spiel dou_dizhu", bench_openspiel_doudizhu),
+                 ("douzero GameEnv", bench_douzero)],
 }
 
 
@@ -276,26 +406,6 @@ def _version(dist: str) -> str | None:
 
 
 # ---------------------------------------------------------------------------------- CLI
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if v <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {v}")
-    return v
-
-
-def _positive_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not v > 0 or not math.isfinite(v):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
-    return v
-
-
 def _batch_sizes(text: str) -> list[int]:
     sizes = []
     for part in text.split(","):
@@ -326,16 +436,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="comma-separated batch sizes (default: "
                    f"{','.join(map(str, DEFAULT_BATCH_SIZES))}; with --quick "
                    f"{','.join(map(str, QUICK_BATCH_SIZES))})")
-    p.add_argument("--steps", type=_positive_int, default=None,
+    p.add_argument("--steps", type=positive_int, default=None,
                    help="steps per timed call (default: calibrated so a call lasts --seconds)")
-    p.add_argument("--seconds", type=_positive_float, default=None,
+    p.add_argument("--seconds", type=positive_float, default=None,
                    help=f"target length of one timed call when --steps is not given "
                    f"(default {DEFAULT_SECONDS}, --quick {QUICK_SECONDS})")
-    p.add_argument("--repeats", type=_positive_int, default=None,
+    p.add_argument("--repeats", type=positive_int, default=None,
                    help="timed calls per batch size, the best is kept (default 3, --quick 2)")
     p.add_argument("--peers", action=argparse.BooleanOptionalAction, default=True,
                    help="time the installed peer simulators too (default: yes)")
-    p.add_argument("--peer-seconds", type=_positive_float, default=None,
+    p.add_argument("--peer-seconds", type=positive_float, default=None,
                    help=f"seconds per peer (default {DEFAULT_PEER_SECONDS}, "
                    f"--quick {QUICK_PEER_SECONDS})")
     p.add_argument("--seed", type=int, default=0)
@@ -417,6 +527,9 @@ def print_report(report: dict, args) -> None:
             print("  peers: skipped (--no-peers)")
         elif not game["peers"]:
             print("  peers: none registered")
+        if game.get("skipped_batch_sizes"):
+            print(f"  batch sizes {', '.join(map(str, game['skipped_batch_sizes']))} skipped "
+                  f"(memory cap: largest batch {game['max_batch']})")
         for peer, res in game["peers"].items():
             if "skipped" in res:
                 print(f"  peer {peer}: skipped, {res['skipped']}")
@@ -467,7 +580,16 @@ def main(argv=None) -> dict:
               f"({sizes['step']} top level); with random action + auto-reset: "
               f"{sizes['playout_step_total']}", flush=True)
         rows = []
-        for batch in args.batch_sizes:
+        cap = max_batch(env)
+        skipped = [b for b in args.batch_sizes if cap is not None and b > cap]
+        game["max_batch"] = cap
+        game["skipped_batch_sizes"] = skipped
+        if skipped:
+            print(f"  batch sizes {', '.join(map(str, skipped))} skipped: above {cap}, the "
+                  f"largest whose states fit {MEMORY_FRACTION:g} of "
+                  f"{memory_bytes() / 2 ** 30:.0f} GiB at {SLOT_BYTES_FACTOR} x "
+                  f"{state_bytes(env):,} bytes per game", flush=True)
+        for batch in [b for b in args.batch_sizes if b not in skipped]:
             row = {"game": name, **bench_cardjax(env, batch, args.steps, args.repeats,
                                                    args.seconds, args.seed)}
             rows.append(row)

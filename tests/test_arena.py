@@ -1,4 +1,4 @@
-"""The duplicate arena: rotation, scoring, the command line."""
+"""The duplicate arena: rotation (Gongzhu, Mini Dou Di Zhu), role swap (Dou Dizhu), scoring, the CLI."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ import json
 import pathlib
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
+import cardjax
 from cardjax import agents
 from cardjax.eval import arena
 
@@ -25,8 +27,9 @@ def load_script(name):
 
 def test_rotation_gives_each_side_each_hand(gongzhu):
     keys = jax.random.split(jax.random.PRNGKey(3), 5)
-    states, rotations = arena.duplicate_states(gongzhu, keys)
+    states, a_seats, rotations = arena.duplicate_states(gongzhu, keys)
     assert rotations == 2
+    assert np.all(np.asarray(a_seats) == [True, False, True, False])  # A keeps team 0's seats
     owner = np.asarray(states._owner).reshape(2, 5, 52)
     leader = np.asarray(states.leader).reshape(2, 5)
     for d in range(5):
@@ -79,6 +82,9 @@ def test_cli_prints_one_json_object(capsys):
     (["--a", "nobody"], "unknown agent 'nobody'"),
     (["--deals", "0"], "positive integer"),
     (["--game", "chess"], "invalid choice"),
+    (["--game", "doudizhu", "--b", "if"], "unknown agent 'if' for doudizhu"),
+    (["--game", "mini_doudizhu", "--deals", "-3"], "positive integer"),
+    (["--batch", "x"], "positive integer"),
 ])
 def test_cli_rejects_bad_flags(argv, message, capsys):
     cli = load_script("arena")
@@ -86,3 +92,150 @@ def test_cli_rejects_bad_flags(argv, message, capsys):
         cli.parse_args(argv)
     assert e.value.code == 2
     assert message in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------- Dou Dizhu
+def lowest_legal(params, key, state):
+    """Deterministic: the legal action with the smallest id (a move, never pass while one exists)."""
+    return jnp.argmax(state.legal_action_mask).astype(jnp.int32)
+
+
+def highest_legal(params, key, state):
+    """Deterministic: the legal action with the largest id (pass whenever allowed)."""
+    n = state.legal_action_mask.shape[-1]
+    return (n - 1 - jnp.argmax(state.legal_action_mask[::-1])).astype(jnp.int32)
+
+
+LOW = agents.Agent("low", lowest_legal)
+HIGH = agents.Agent("high", highest_legal)
+
+
+@pytest.fixture(scope="module")
+def ddz():
+    return cardjax.make("doudizhu")
+
+
+def test_role_swap_gives_each_side_each_role_on_the_same_deal(ddz):
+    keys = jax.random.split(jax.random.PRNGKey(7), 4)
+    states, a_seats, games = arena.duplicate_states(ddz, keys)
+    assert games == 2
+    hands = np.asarray(states._hands).reshape(2, 4, 3, 15)
+    bottom = np.asarray(states._bottom).reshape(2, 4, 15)
+    landlord = np.asarray(states.landlord).reshape(2, 4)
+    a = np.asarray(a_seats).reshape(2, 4, 3)
+    assert np.array_equal(hands[0], hands[1]) and np.array_equal(bottom[0], bottom[1])
+    assert np.all(landlord == 0) and np.all(np.asarray(states.current_player) == 0)
+    for d in range(4):
+        assert len({tuple(hands[0, d, s]) for s in range(3)}) == 3  # three different hands
+        assert a[0, d].tolist() == [True, False, False]  # game 1: A is the landlord
+        assert a[1, d].tolist() == [False, True, True]  # game 2: A plays both peasants
+        for seat in range(3):  # every seat (hand and role) is held by A once and by B once
+            assert a[0, d, seat] != a[1, d, seat]
+    assert hands[0, 0, 0].sum() == 20 and hands[0, 0, 1].sum() == 17
+
+
+def test_deterministic_self_play_cancels_on_every_deal(ddz):
+    # With one deterministic agent at every seat both games of a deal are the same game, so A's
+    # landlord score and its peasants' total cancel exactly: this fails if the side score drops a
+    # peasant or the role swap scores the wrong seats.
+    r = arena.duplicate_match(ddz, LOW, LOW, deals=6, seed=2, batch=6, progress=False,
+                              per_deal=True)
+    assert r["games"] == 12
+    assert r["per_deal"] == [0.0] * 6 and r["mean"] == 0.0
+    first, second = np.asarray(r["per_game"])
+    assert np.all(first != 0) and np.array_equal(first, -second)
+    assert r["wp_a_landlord"] == r["wp_b_landlord"]  # the same games, landlord for each side
+
+
+def replay(env, states, a_seats, a_act, b_act):
+    """Reference: play each game step by step in Python, A at ``a_seats``; rewards summed."""
+    step = jax.jit(jax.vmap(env.step))
+    acts = {True: jax.jit(jax.vmap(a_act, in_axes=(None, None, 0))),
+            False: jax.jit(jax.vmap(b_act, in_axes=(None, None, 0)))}
+    key = jax.random.PRNGKey(0)
+    total = np.zeros(np.shape(states.rewards), np.float32)
+    a_seats = np.asarray(a_seats)
+    rows = np.arange(len(a_seats))
+    while not np.all(np.asarray(states.terminated)):
+        a_turn = a_seats[rows, np.asarray(states.current_player)]
+        action = np.where(a_turn, acts[True](None, key, states), acts[False](None, key, states))
+        states = step(states, jnp.asarray(action, jnp.int32))
+        total += np.asarray(states.rewards)
+    return total
+
+
+def test_role_swap_scores_match_a_step_by_step_replay(ddz):
+    deals = 5
+    r = arena.duplicate_match(ddz, LOW, HIGH, deals=deals, seed=4, batch=deals, progress=False,
+                              per_deal=True)
+    key = jax.random.PRNGKey(4)
+    deal_keys = jax.random.split(jax.random.split(key)[0], deals)
+    states, a_seats, games = arena.duplicate_states(ddz, deal_keys)
+    total = replay(ddz, states, a_seats, lowest_legal, highest_legal)
+    lord = total[:, 0].reshape(2, deals)  # the landlord's reward; peasants pay it (zero-sum)
+    assert np.allclose(total.sum(axis=1), 0)
+    assert np.allclose(r["per_game"][0], lord[0])  # A the landlord
+    assert np.allclose(r["per_game"][1], -lord[1])  # A's two peasants
+    assert r["wp_a_landlord"] == pytest.approx(np.mean(lord[0] > 0))
+    assert r["wp_b_landlord"] == pytest.approx(np.mean(lord[1] > 0))
+    assert r["adp_a"] == pytest.approx(r["mean"])
+    assert r["adp_a"] == pytest.approx((lord[0].mean() - lord[1].mean()) / 2)
+    assert r["adp_a_landlord"] == pytest.approx(lord[0].mean())
+    assert set(np.abs(lord).ravel()) <= {2.0 * 2 ** k for k in range(8)}  # ADP stakes 2 * 2^bombs
+    assert len(set(r["per_deal"])) > 1  # not trivially constant: the agents differ
+
+
+def test_doudizhu_arena_rejects_bidding():
+    env = cardjax.make("doudizhu", bidding=True)
+    rnd = agents.get(env, "random")
+    with pytest.raises(ValueError, match="bidding"):
+        arena.duplicate_match(env, rnd, rnd, deals=2, progress=False)
+
+
+def test_cli_doudizhu_keys(capsys):
+    cli = load_script("arena")
+    result = cli.main(["--game", "doudizhu", "--a", "random", "--b", "random", "--deals", "3",
+                       "--batch", "3", "--seed", "3", "--json", "--no-progress"])
+    out = json.loads(capsys.readouterr().out)
+    assert out == result
+    assert {"wp_a_landlord", "wp_b_landlord", "adp_a", "mean", "stderr", "games", "deals",
+            "seed"} <= out.keys()
+    assert out["games"] == 6 and out["deals"] == 3 and out["seed"] == 3
+    assert 0 <= out["wp_a_landlord"] <= 1 and 0 <= out["wp_b_landlord"] <= 1
+    assert out["adp_a"] == pytest.approx(out["mean"])
+
+
+def test_cli_agent_list_comes_from_the_registry(capsys):
+    cli = load_script("arena")
+    names = agents.baselines("doudizhu")
+    assert cli.parse_args(["--game", "doudizhu"]).a == ("rule" if "rule" in names else "random")
+    assert cli.parse_args(["--game", "gongzhu"]).a == "greed"
+    with pytest.raises(SystemExit):
+        cli.parse_args(["--game", "doudizhu", "--a", "greed"])  # a Gongzhu-only baseline
+    err = capsys.readouterr().err
+    assert "unknown agent 'greed' for doudizhu" in err and ", ".join(names) in err
+
+
+# ---------------------------------------------------------------------------------- Mini Dou Di Zhu
+def test_mini_rotation_lets_each_side_lead_with_each_hand():
+    env = cardjax.make("mini_doudizhu")
+    keys = jax.random.split(jax.random.PRNGKey(5), 6)
+    states, a_seats, games = arena.duplicate_states(env, keys)
+    assert games == 2 and np.all(np.asarray(a_seats) == [True, False])  # A at seat 0 throughout
+    hands = np.asarray(states._hands).reshape(2, 6, 2, 6)
+    leader = np.asarray(states.leader).reshape(2, 6)
+    assert np.all(leader[0] == 0) and np.all(leader[1] == 1)  # A leads, then B leads
+    assert np.array_equal(hands[1, :, 1], hands[0, :, 0])  # B leads with A's first hand
+    assert np.array_equal(hands[1, :, 0], hands[0, :, 1])
+
+
+def test_mini_match_reports_win_rates():
+    env = cardjax.make("mini_doudizhu")
+    r = arena.duplicate_match(env, LOW, HIGH, deals=16, seed=1, batch=16, progress=False,
+                              per_deal=True)
+    scores = np.asarray(r["per_game"])
+    assert set(scores.ravel()) <= {-1.0, 1.0}
+    assert r["wp_a"] == pytest.approx(np.mean(scores > 0))
+    assert r["wp_a_first"] == pytest.approx(np.mean(scores[0] > 0))
+    assert r["wp_b_first"] == pytest.approx(np.mean(scores[1] < 0))
+    assert r["mean"] == pytest.approx(2 * r["wp_a"] - 1)

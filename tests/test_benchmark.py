@@ -66,3 +66,43 @@ def test_openspiel_peer_counts_decisions(bench_script):
     assert res["games"] >= 1
     assert res["decisions"] >= 52 * res["games"]
     assert res["steps_per_s"] > 0
+
+
+def test_openspiel_doudizhu_peer_counts_bids_and_plays(bench_script):
+    pytest.importorskip("pyspiel")
+    res = bench_script.bench_openspiel_doudizhu(0.05)
+    assert res["games"] >= 1
+    assert res["decisions"] >= 3 * res["games"]  # at least the three bids of each auction
+    assert res["steps_per_s"] > 0
+
+
+def test_douzero_peer_plays_whole_games(bench_script):
+    pytest.importorskip("douzero.env.game")
+    res = bench_script.bench_douzero(0.05)
+    assert res["games"] >= 1
+    assert res["decisions"] >= 2 * res["games"]  # a game needs a move by someone else first
+    assert res["steps_per_s"] > 0
+
+
+def test_doudizhu_peers_registered_and_batch_cap(bench_script, monkeypatch):
+    import cardjax
+
+    assert {name for name, _ in bench_script.PEERS["doudizhu"]} == {
+        "open_spiel dou_dizhu", "douzero GameEnv"}
+    assert set(bench_script.BLOCK) >= {"doudizhu", "mini_doudizhu"}
+    ddz, mini = cardjax.make("doudizhu"), cardjax.make("mini_doudizhu")
+    assert bench_script.state_bytes(ddz) > 27472 > bench_script.state_bytes(mini)
+    monkeypatch.setattr(bench_script, "memory_bytes", lambda: 16 * 2 ** 30)
+    cap = bench_script.max_batch(ddz)
+    assert cap == 4096  # 16 GiB / 4 / (32 x ~27.8 kB)
+    assert bench_script.max_batch(mini) > 65536
+
+
+def test_mini_doudizhu_tiny_run(bench_script, tmp_path):
+    argv = ["--games", "mini_doudizhu", "--batch-sizes", "2", "--steps", "20", "--repeats", "1",
+            "--json", str(tmp_path / "b.json")]
+    report = bench_script.main(argv)
+    (row,) = report["rows"]
+    assert row["steps_per_call"] == 32 and row["block"] == 16  # whole blocks of 16
+    assert row["steps_per_s"] > 0 and report["games"]["mini_doudizhu"]["skipped_batch_sizes"] == []
+    assert report["games"]["mini_doudizhu"]["peers"] == {}

@@ -1,16 +1,28 @@
 """Duplicate matches between two agents.
 
-Every deal is played once per seat rotation, so each side holds each hand: for Gongzhu the deal
-is played as dealt and again with every hand (and the first lead) moved one seat on.  Agent A sits
-at the seats of team 0, agent B at the others.  The score of a deal is A's team margin averaged
-over its rotations; the match reports the mean over deals and its standard error.  Against
-Mr Greed (``b="greed"``) that mean is the ScrofaZero paper's WPG.
+Every deal is played several times with the sides swapped, so luck of the deal cancels: each game
+of a deal has its own initial state and its own set of seats held by agent A (B holds the others).
+How a game builds those games is its *duplicate scheme* (:data:`SCHEMES`):
+
+- Gongzhu and Mini Dou Di Zhu (:func:`seat_rotation`): the deal as dealt and again with every hand
+  (and the first lead) moved one seat on; A sits at team 0's seats in both, so each side holds
+  each hand (Mini Dou Di Zhu: A leads in the first game, B in the second).
+- Dou Dizhu (:func:`role_swap`): the same deal (three hands and the bottom) twice; in the first
+  game A is the landlord and B plays both peasants, in the second B is the landlord and A plays
+  both peasants.
+
+A game's score is A's side total (:class:`Scheme` ``side``): the reward of A's team in Gongzhu
+(teammates share it), the sum over A's seats in Dou Dizhu (landlord ``+-2m``, both peasants
+together ``-+2m`` under ADP).  A deal's score is the mean over its games; the match reports the
+mean over deals and its standard error, plus per-game figures (:func:`duplicate_match`).  Against
+Mr Greed (``b="greed"``) the Gongzhu mean is the ScrofaZero paper's WPG.
 """
 
 from __future__ import annotations
 
 import sys
 from functools import partial
+from typing import Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -20,29 +32,113 @@ from tqdm.auto import tqdm
 from cardjax.agents import Agent
 
 
-def duplicate_states(env, keys):
-    """Initial states of a batch of deals and their rotations: shape [rotations * n, ...]."""
-    first = jax.vmap(env.init)(keys)
-    rotations = [first] + [jax.vmap(partial(env.rotate, shift=r))(first) for r in (1,)]
-    return jax.tree_util.tree_map(lambda *x: jnp.concatenate(x), *rotations), len(rotations)
+class Duplicates(NamedTuple):
+    """The games of a batch of ``n`` deals, game-major: row ``g * n + d`` is game ``g`` of deal ``d``."""
+
+    states: object  # batched initial states, leading axis games * n
+    a_seats: jax.Array  # bool[games * n, num_players]: the seats agent A plays
+    games: int  # games per deal
+
+
+class Scheme(NamedTuple):
+    """How one game turns a deal into duplicate games and scores them.
+
+    ``build(env, first) -> (states, a_seats)``: lists (one entry per game) of batched initial
+    states and bool[n, num_players] seat masks, from the batch ``first`` of ``env.init`` deals.
+    ``side``: ``"team"`` (A's score is the reward of any one of its seats: teammates share the team
+    reward) or ``"sum"`` (the sum of the rewards of A's seats).
+    ``summary(env, scores) -> dict``: extra result keys from A's scores float[games, deals].
+    """
+
+    build: Callable
+    side: str
+    summary: Callable
+
+
+def seat_rotation(env, first):
+    """The deal as dealt and with every hand and the first lead one seat on (``env.rotate``);
+    A holds team 0's seats in both games."""
+    a = jnp.asarray(np.asarray(env.teams) == 0)
+    seats = jnp.broadcast_to(a, (first.terminated.shape[0], env.num_players))
+    rotated = jax.vmap(partial(env.rotate, shift=1))(first)
+    return [first, rotated], [seats, seats]
+
+
+def role_swap(env, first):
+    """The same deal twice: A is the landlord in the first game, B in the second."""
+    if getattr(env, "bidding", False):
+        raise ValueError("the Dou Dizhu arena swaps fixed roles; make the env without bidding")
+    landlord = first.landlord[:, None] == jnp.arange(env.num_players)
+    return [first, first], [landlord, ~landlord]
+
+
+def _gongzhu_summary(env, scores, a, b):
+    return {"wpg": float(scores.mean())} if b.name == "greed" else {}
+
+
+def _doudizhu_summary(env, scores, a, b):
+    # scores[0]: A landlord; scores[1]: A's two peasants against B's landlord.
+    return {
+        "wp_a_landlord": float(np.mean(scores[0] > 0)),
+        "wp_b_landlord": float(np.mean(scores[1] < 0)),
+        "adp_a": float(scores.mean()),
+        "adp_a_landlord": float(scores[0].mean()),
+        "adp_a_peasants": float(scores[1].mean()),
+    }
+
+
+def _mini_summary(env, scores, a, b):
+    # scores[0]: A leads; scores[1]: B leads (with A's first-game hand).
+    return {
+        "wp_a": float(np.mean(scores > 0)),
+        "wp_a_first": float(np.mean(scores[0] > 0)),
+        "wp_b_first": float(np.mean(scores[1] < 0)),
+    }
+
+
+SCHEMES: dict[str, Scheme] = {
+    "gongzhu": Scheme(seat_rotation, "team", _gongzhu_summary),
+    "mini_doudizhu": Scheme(seat_rotation, "sum", _mini_summary),
+    "doudizhu": Scheme(role_swap, "sum", _doudizhu_summary),
+}
+
+
+def scheme(env) -> Scheme:
+    try:
+        return SCHEMES[env.name]
+    except KeyError:
+        raise ValueError(f"no duplicate scheme for {env.name!r}; games with one: "
+                         f"{', '.join(SCHEMES)}") from None
+
+
+def duplicate_states(env, keys) -> Duplicates:
+    """The duplicate games of the deals ``env.init(keys)``: states and A's seats, game-major."""
+    states, seats = scheme(env).build(env, jax.vmap(env.init)(keys))
+    return Duplicates(
+        jax.tree_util.tree_map(lambda *x: jnp.concatenate(x), *states),
+        jnp.concatenate(seats), len(states),
+    )
 
 
 def make_play(env, a: Agent, b: Agent):
-    """Jitted ``play(states, key) -> rewards summed over each game`` (float32[B, num_players])."""
-    a_seat = jnp.asarray(np.asarray(env.teams) == 0)
+    """Jitted ``play(states, a_seats, key) -> rewards summed over each game`` (float32[B, P]);
+    A acts at the seats where ``a_seats`` (bool[B, P]) is True, B at the others."""
 
     def act(agent, key, states):
         keys = jax.random.split(key, states.terminated.shape[0])
         return jax.vmap(agent.act, in_axes=(None, 0, 0))(agent.params, keys, states)
 
-    def play(states, key):
+    def play(states, a_seats, key):
+        rows = jnp.arange(a_seats.shape[0])
+
         def cond(carry):
             return ~jnp.all(carry[0].terminated)
 
         def body(carry):
             s, total, key = carry
             key, ka, kb = jax.random.split(key, 3)
-            action = jnp.where(a_seat[s.current_player], act(a, ka, s), act(b, kb, s))
+            a_turn = a_seats[rows, s.current_player]
+            action = jnp.where(a_turn, act(a, ka, s), act(b, kb, s))
             s = jax.vmap(env.step)(s, action)
             return s, total + s.rewards, key
 
@@ -53,57 +149,75 @@ def make_play(env, a: Agent, b: Agent):
     return jax.jit(play)
 
 
+def side_scores(total, a_seats, side: str) -> np.ndarray:
+    """A's score per game from the summed rewards ``total`` [B, P] (see :class:`Scheme`)."""
+    total, a_seats = np.asarray(total), np.asarray(a_seats)
+    summed = np.where(a_seats, total, 0.0).sum(axis=1)
+    if side == "sum":
+        return summed
+    if side == "team":
+        return summed / np.maximum(a_seats.sum(axis=1), 1)
+    raise ValueError(f"side must be 'sum' or 'team', got {side!r}")
+
+
 def duplicate_match(env, a: Agent, b: Agent, deals: int, seed: int = 0, batch: int = 128,
                     progress: bool = True, per_deal: bool = False) -> dict:
-    """Play ``deals`` deals (each in every rotation) between A (team 0) and B; see module doc.
+    """Play ``deals`` deals, each in every game of the game's duplicate scheme, A against B.
+
+    Returns ``game, a, b, deals, games, seed, mean, stderr`` (A's score per deal, averaged over its
+    games, and its standard error over deals) and the scheme's extra keys: Gongzhu ``wpg``
+    against Mr Greed; Dou Dizhu ``wp_a_landlord``, ``wp_b_landlord`` (landlord win rates),
+    ``adp_a`` (A's points per game over both roles; = ``mean``), ``adp_a_landlord``,
+    ``adp_a_peasants``; Mini Dou Di Zhu ``wp_a`` (A's win rate), ``wp_a_first``, ``wp_b_first``.
 
     The deals depend on ``seed`` and ``deals`` only, so matches with the same seed are played
     on the same deals and can be compared deal by deal (``per_deal=True`` adds the list of
-    per-deal margins under ``"per_deal"``).
+    per-deal scores under ``"per_deal"`` and A's score in each game, ``[games][deals]``, under
+    ``"per_game"``).
     """
     if deals < 1:
         raise ValueError(f"deals must be at least 1, got {deals}")
     if batch < 1:
         raise ValueError(f"batch must be at least 1, got {batch}")
+    plan = scheme(env)
     batch = min(batch, deals)
     key = jax.random.PRNGKey(seed)
     deal_key, play_key = jax.random.split(key)
     deal_keys = jax.random.split(deal_key, deals)
-    a_team_seat = int(np.flatnonzero(np.asarray(env.teams) == 0)[0])
     play = make_play(env, a, b)
-    margins = []
-    chunks = range(0, deals, batch)
+    scores = []  # [games, n] per chunk
     bar = tqdm(total=deals, desc=f"{a.name} vs {b.name}", unit="deal", file=sys.stderr,
                disable=not progress)
-    for start in chunks:
+    for start in range(0, deals, batch):
         keys = deal_keys[start:start + batch]
         n = keys.shape[0]
         if n < batch:  # pad to the compiled batch size; the padding is dropped below
             keys = jnp.concatenate([keys, deal_keys[:batch - n]])
-        states, rotations = duplicate_states(env, keys)
-        total = np.asarray(play(states, jax.random.fold_in(play_key, start)))
-        margin = total[:, a_team_seat].reshape(rotations, batch)[:, :n]
-        margins.append(margin.mean(axis=0))
+        dup = duplicate_states(env, keys)
+        total = play(dup.states, dup.a_seats, jax.random.fold_in(play_key, start))
+        score = side_scores(total, dup.a_seats, plan.side).reshape(dup.games, batch)[:, :n]
+        scores.append(score)
         if progress:
-            so_far = np.concatenate(margins)
-            bar.set_postfix(mean=f"{so_far.mean():+.1f}")
+            bar.set_postfix(mean=f"{np.concatenate(scores, axis=1).mean():+.2f}")
         bar.update(n)
     bar.close()
-    per_deal_margins = np.concatenate(margins)
-    mean = float(per_deal_margins.mean())
-    stderr = float(per_deal_margins.std(ddof=1) / np.sqrt(deals)) if deals > 1 else float("nan")
+    scores = np.concatenate(scores, axis=1)
+    games = scores.shape[0]
+    per_deal_scores = scores.mean(axis=0)
+    mean = float(per_deal_scores.mean())
+    stderr = float(per_deal_scores.std(ddof=1) / np.sqrt(deals)) if deals > 1 else float("nan")
     result = {
         "game": env.name,
         "a": a.name,
         "b": b.name,
         "deals": deals,
-        "games": deals * rotations,
+        "games": deals * games,
         "seed": seed,
         "mean": mean,
         "stderr": stderr,
+        **plan.summary(env, scores, a, b),
     }
-    if b.name == "greed" and env.name == "gongzhu":
-        result["wpg"] = mean
     if per_deal:
-        result["per_deal"] = per_deal_margins.tolist()
+        result["per_deal"] = per_deal_scores.tolist()
+        result["per_game"] = scores.tolist()
     return result
