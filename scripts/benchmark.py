@@ -134,8 +134,9 @@ def make_playout(env, block: int, unroll: int) -> Callable:
         zero = jnp.int32(0)
         return jax.lax.fori_loop(0, num_blocks, body, (state, key, zero, zero, zero))
 
-    donate = (0,) if jax.devices()[0].platform != "cpu" else ()  # CPU ignores donation noisily
-    return jax.jit(run, donate_argnums=donate)
+    # No buffer donation: a fresh deal may hold one constant buffer in several fields, and
+    # donating it twice is an error on accelerators.
+    return jax.jit(run)
 
 
 def _count_eqns(jaxpr) -> int:
