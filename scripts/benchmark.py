@@ -272,35 +272,9 @@ def bench_openspiel_hearts(seconds: float, seed: int = 0) -> dict:
     counted. Card passing is switched off, so that a game is 52 card plays like Gongzhu. The
     Python loop around the C++ calls is part of the figure, as it is for any pyspiel user.
     """
-    import pyspiel
-
-    game = pyspiel.load_game("hearts", {"pass_cards": False})
-    rng = random.Random(seed)
-    decisions = games = 0
-    t0 = time.perf_counter()
-    deadline = t0 + seconds
-    while True:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                actions, probs = zip(*state.chance_outcomes())
-                state.apply_action(rng.choices(actions, probs)[0])
-            else:
-                state.apply_action(rng.choice(state.legal_actions()))
-                decisions += 1
-        games += 1
-        if time.perf_counter() >= deadline:
-            break
-    dt = time.perf_counter() - t0
-    return {
-        "steps_per_s": decisions / dt,
-        "games_per_s": games / dt,
-        "decisions": decisions,
-        "games": games,
-        "seconds": dt,
-        "version": _version("open_spiel"),
-        "note": "C++ game via pyspiel, Python random-playout loop, one core, pass_cards=False",
-    }
+    return _openspiel_playouts("hearts", {"pass_cards": False}, seconds, seed,
+                               "C++ game via pyspiel, Python random-playout loop, one core, "
+                               "pass_cards=False")
 
 
 def bench_openspiel_doudizhu(seconds: float, seed: int = 0) -> dict:
@@ -310,9 +284,17 @@ def bench_openspiel_doudizhu(seconds: float, seed: int = 0) -> dict:
     and card plays, passes included); chance nodes (the deal, the first bidder) are resolved by
     sampling their outcomes and are not counted.
     """
+    return _openspiel_playouts("dou_dizhu", {}, seconds, seed,
+                               "C++ game via pyspiel, Python random-playout loop, one core, "
+                               "bids counted")
+
+
+def _openspiel_playouts(name: str, params: dict, seconds: float, seed: int, note: str) -> dict:
+    """Random playouts of an OpenSpiel game for about ``seconds``: chance nodes sampled from their
+    outcome probabilities, every decision counted."""
     import pyspiel
 
-    game = pyspiel.load_game("dou_dizhu")
+    game = pyspiel.load_game(name, params)
     rng = random.Random(seed)
     decisions = games = 0
     t0 = time.perf_counter()
@@ -337,7 +319,7 @@ def bench_openspiel_doudizhu(seconds: float, seed: int = 0) -> dict:
         "games": games,
         "seconds": dt,
         "version": _version("open_spiel"),
-        "note": "C++ game via pyspiel, Python random-playout loop, one core, bids counted",
+        "note": note,
     }
 
 
