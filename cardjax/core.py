@@ -82,9 +82,15 @@ class Env:
         finished = state.replace(rewards=jnp.zeros_like(state.rewards))
         return _select(state.terminated, finished, nxt)
 
+    def seat_teams(self, state) -> Array:
+        """int32[num_players]: the team of every seat in ``state`` (``self.teams`` unless the
+        game's teams depend on the state, as Dou Dizhu's landlord does)."""
+        del state
+        return jnp.asarray(self.teams, dtype=jnp.int32)
+
     def _illegal(self, state):
         """The game ends; the offender's team loses ``illegal_penalty``, shared so the sum is 0."""
-        teams = jnp.asarray(self.teams, dtype=jnp.int32)
+        teams = self.seat_teams(state)
         offender = teams[state.current_player]
         on_team = teams == offender
         n_off = jnp.sum(on_team)

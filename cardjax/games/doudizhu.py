@@ -228,18 +228,9 @@ class DouDizhu(Env):
         bids = jnp.concatenate([jnp.ones(1, bool), jnp.arange(1, 4) > s.bid])
         return jnp.concatenate([play & ~s.bidding, bids & s.bidding])
 
-    def _illegal(self, state: State) -> State:
-        # Teams follow the landlord of the state (before the auction ends: seat 0's team view).
-        landlord = jnp.maximum(state.landlord, 0)
-        on_team = (jnp.arange(NUM_PLAYERS) == landlord) == (state.current_player == landlord)
-        n_off = jnp.sum(on_team)
-        rewards = jnp.where(on_team, -self.illegal_penalty,
-                            self.illegal_penalty * n_off / (NUM_PLAYERS - n_off))
-        return state.replace(
-            rewards=rewards.astype(jnp.float32), terminated=jnp.bool_(True),
-            legal_action_mask=jnp.ones_like(state.legal_action_mask),
-            step_count=state.step_count + 1,
-        )
+    def seat_teams(self, state: State) -> Array:
+        # Landlord (team 0) against the peasants; during the auction, seat 0's view.
+        return jnp.where(jnp.arange(NUM_PLAYERS) == jnp.maximum(state.landlord, 0), 0, 1)
 
     def _step(self, s: State, action: Array, key=None) -> State:
         nxt = self._play(s, jnp.minimum(action, NUM_MOVES - 1))
