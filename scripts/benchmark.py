@@ -296,11 +296,9 @@ def _openspiel_playouts(name: str, params: dict, seconds: float, seed: int, note
 
     game = pyspiel.load_game(name, params)
     rng = random.Random(seed)
-    decisions = games = 0
-    t0 = time.perf_counter()
-    deadline = t0 + seconds
-    while True:
-        state = game.new_initial_state()
+
+    def play_game() -> int:
+        state, decisions = game.new_initial_state(), 0
         while not state.is_terminal():
             if state.is_chance_node():
                 actions, probs = zip(*state.chance_outcomes())
@@ -308,6 +306,18 @@ def _openspiel_playouts(name: str, params: dict, seconds: float, seed: int, note
             else:
                 state.apply_action(rng.choice(state.legal_actions()))
                 decisions += 1
+        return decisions
+
+    return _playout_rate(play_game, seconds, _version("open_spiel"), note)
+
+
+def _playout_rate(play_game: Callable[[], int], seconds: float, version, note: str) -> dict:
+    """Play games with ``play_game() -> decisions`` for about ``seconds``; decisions and games/s."""
+    decisions = games = 0
+    t0 = time.perf_counter()
+    deadline = t0 + seconds
+    while True:
+        decisions += play_game()
         games += 1
         if time.perf_counter() >= deadline:
             break
@@ -318,7 +328,7 @@ def _openspiel_playouts(name: str, params: dict, seconds: float, seed: int, note
         "decisions": decisions,
         "games": games,
         "seconds": dt,
-        "version": _version("open_spiel"),
+        "version": version,
         "note": note,
     }
 
@@ -341,10 +351,8 @@ def bench_douzero(seconds: float, seed: int = 0) -> dict:
     deck = [r for r in range(3, 15) for _ in range(4)] + [17] * 4 + [20, 30]
     players = {pos: RandomPlayer() for pos in ("landlord", "landlord_up", "landlord_down")}
     env = GameEnv(players)
-    decisions = games = 0
-    t0 = time.perf_counter()
-    deadline = t0 + seconds
-    while True:
+
+    def play_game() -> int:
         cards = deck.copy()
         rng.shuffle(cards)
         env.reset()
@@ -352,22 +360,14 @@ def bench_douzero(seconds: float, seed: int = 0) -> dict:
             "landlord": sorted(cards[:20]), "landlord_up": sorted(cards[20:37]),
             "landlord_down": sorted(cards[37:54]), "three_landlord_cards": sorted(cards[17:20]),
         })
+        decisions = 0
         while not env.game_over:
             env.step()
             decisions += 1
-        games += 1
-        if time.perf_counter() >= deadline:
-            break
-    dt = time.perf_counter() - t0
-    return {
-        "steps_per_s": decisions / dt,
-        "games_per_s": games / dt,
-        "decisions": decisions,
-        "games": games,
-        "seconds": dt,
-        "version": _version("douzero"),
-        "note": "pure-Python douzero.env.game.GameEnv, random legal moves, one core",
-    }
+        return decisions
+
+    return _playout_rate(play_game, seconds, _version("douzero"),
+                         "pure-Python douzero.env.game.GameEnv, random legal moves, one core")
 
 
 # game -> [(peer name, fn(seconds) -> dict with steps_per_s)]; a peer that cannot be imported is
