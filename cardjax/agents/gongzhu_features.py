@@ -72,13 +72,6 @@ def compact(mask: jax.Array, size: int = HAND_SIZE) -> tuple[jax.Array, jax.Arra
     return idx, jnp.take_along_axis(mask, idx, axis=-1)
 
 
-def follow_mask(hand: jax.Array, led: jax.Array, leading: jax.Array) -> jax.Array:
-    """Legal cards of ``hand`` (bool[..., 52]) when ``led`` is the led suit (ignored when leading)."""
-    follow = hand & (jnp.asarray(gz.SUIT) == led[..., None])
-    can_follow = jnp.any(follow, axis=-1, keepdims=True)
-    return jnp.where(~leading[..., None] & can_follow, follow, hand)
-
-
 class Position:
     """Public facts about ``state`` for the seat to act, computed once per decision."""
 
