@@ -149,3 +149,20 @@ def masked_log_policy(logits: Array, mask: Array, how: str = "paper") -> Array:
         any_legal = jnp.any(jnp.asarray(mask, bool), axis=-1, keepdims=True)
         logp = jnp.where(jnp.asarray(mask, bool) | ~any_legal, logp, -jnp.inf)
     return logp
+
+
+def oracle_value_fn(env, apply_fn: Callable, params) -> Callable:
+    """An MCTS ``value_fn(state) -> float[2]`` from a policy/value net on ``observe_oracle``.
+
+    The net sees the position from the seat to act, so its value is that seat's team's expected
+    future reward; the other team gets the negative (two teams, zero-sum).
+    """
+    teams = jnp.asarray(env.teams, jnp.int32)
+
+    def value_fn(state):
+        obs = env.observe_oracle(state, state.current_player)
+        _, v = apply_fn(params, obs)
+        mover = teams[state.current_player]
+        return jnp.where(jnp.arange(2) == mover, v, -v).astype(jnp.float32)
+
+    return value_fn
