@@ -1,66 +1,187 @@
 #!/usr/bin/env python
-"""ScrofaZero for Gongzhu — for now a demo of the simulator and its baseline players.
+"""Train ScrofaZero for Gongzhu by self-play, and evaluate it against Mr Greed.
 
-The training run (self-play MCTS, value/policy network, IEC play) is not here yet.  Until it is,
-this command shows what it will build on: it plays one Gongzhu game between Mr Greed (seats 0
-and 2) and Mr If (seats 1 and 3), printing the table, then duplicate matches between the three
-baselines over ``--num_envs`` deals played in parallel: Mr If against Mr Random, and the WPG
-(winning points over Mr Greed) of Mr If and of Mr Random.
+    python experiments/scrofazero.py                                   # small CPU run, minutes
+    python experiments/scrofazero.py --num_envs 4096 --iterations 200 --width 512 --depth 6 \\
+        --minibatch 8192 --eval_every 20 --eval_deals 256 --out runs/gpu   # one GPU
+    python experiments/scrofazero.py --out runs/gpu --resume           # continue a stopped run
+
+Every iteration plays ``--num_envs`` games of self-play under perfect information, with MCTS
+(``b + k x legal`` simulations per move, value network at the leaves) choosing every move, then
+trains the policy/value network on those positions and the previous two batches'
+(``cardjax.train.alphazero``); it is one compiled step.  Every ``--eval_every`` iterations (and
+after the last) the network plays under hidden information -- sampled worlds, stratified on the
+key cards and weighted by IEC, a search in each -- in duplicate deals against two Mr Greeds;
+the mean is the paper's WPG.
+
+The run directory ``--out`` gets ``metrics.jsonl``, ``eval.json``, ``curves.png`` and orbax
+checkpoints (every ``--checkpoint_every`` iterations); ``--resume`` continues the newest
+checkpoint exactly as if the run had never stopped.  The games are split over every device of
+every process (``--multihost`` joins a multi-process run with ``jax.distributed.initialize()``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import sys
 
 import jax
-import jax.numpy as jnp
 
 import cardjax
-from cardjax import agents, cards
-from cardjax.cli import positive_int
+from cardjax import agents
+from cardjax.agents import scrofazero as scrofazero_agent
+from cardjax.cli import positive_float, positive_int
 from cardjax.eval import arena
+from cardjax.train import alphazero, runner
+from cardjax.train.checkpoint import Checkpoints
 
 
-def show_game(env, a, b, seed: int) -> None:
-    """Play and print one game, A at seats 0/2 and B at 1/3."""
-    state = env.init(jax.random.PRNGKey(seed))
-    print(env.render(state))
-    step = jax.jit(env.step)
-    acts = {name: jax.jit(ag.act) for name, ag in (("a", a), ("b", b))}
-    key = jax.random.PRNGKey(seed + 1)
-    trick = []
-    while not bool(state.terminated):
-        key, sub = jax.random.split(key)
-        seat = int(state.current_player)
-        act = acts["a" if env.teams[seat] == 0 else "b"]
-        action = int(act(None, sub, state))
-        trick.append(f"{seat}:{cards.card_str(action)}")
-        state = step(state, action)
-        if int(state.num_played) % 4 == 0:
-            print(f"trick {int(state.num_played) // 4:2d}  {'  '.join(trick)}  -> seat "
-                  f"{int(state.leader)} takes it")
-            trick = []
-    print(env.render(state))
+def non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
 
 
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--num_envs", type=positive_int, default=64,
-                        help="deals per match, played in parallel (each in both rotations)")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
+# The training flags' defaults: small enough for a CPU run of a few minutes (alphazero.Config
+# has the paper's values where it gives them).  They default to None on the command line so that
+# a resumed run can tell the flags a user typed from the defaults.
+TRAIN_DEFAULTS = {**alphazero.Config().to_dict(),
+                  "num_envs": 32, "width": 128, "depth": 2, "minibatch": 512}
 
-    env = cardjax.make("gongzhu")
-    print(f"cardjax {cardjax.__version__} on {jax.devices()[0].platform}: ScrofaZero training is "
-          "not implemented yet; showing the Gongzhu simulator and baselines.\n")
-    greed, mr_if, rand = (agents.get(env, n) for n in ("greed", "if", "random"))
-    show_game(env, greed, mr_if, args.seed)
-    print()
-    for a, b in ((mr_if, rand), (mr_if, greed), (rand, greed)):
-        r = arena.duplicate_match(env, a, b, deals=args.num_envs, seed=args.seed)
-        label = f"  WPG of {a.name}" if b.name == "greed" else ""
-        print(f"{a.name:>6} vs {b.name:<6} {r['mean']:+7.1f} +- {r['stderr']:5.1f} points per game "
-              f"({r['games']} games){label}")
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog=__doc__.split("\n\n", 2)[2])
+    run = p.add_argument_group("run")
+    run.add_argument("--out", default="runs/scrofazero", help="run directory")
+    run.add_argument("--iterations", type=positive_int, default=12,
+                     help="train until this many iterations are done (counting resumed ones)")
+    run.add_argument("--resume", action="store_true",
+                     help="continue the newest checkpoint in --out (its training flags win)")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--checkpoint_every", type=positive_int, default=1)
+    run.add_argument("--multihost", action="store_true",
+                     help="call jax.distributed.initialize() first (TPU pod slice, SLURM)")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    train = p.add_argument_group("training (saved with the run; defaults in brackets)")
+
+    def flag(name, kind, text):
+        train.add_argument(f"--{name}", type=kind, default=None,
+                           help=f"{text} [{TRAIN_DEFAULTS[name]}]")
+
+    flag("num_envs", positive_int, "self-play games per iteration")
+    flag("width", positive_int, "network width")
+    flag("depth", positive_int, "residual blocks")
+    flag("b", non_negative_int, "self-play simulations per move = b + k x legal moves")
+    flag("k", non_negative_int, "see --b")
+    flag("c", positive_float, "UCB exploration constant (points)")
+    flag("minibatch", non_negative_int, "positions per gradient step (0 = all the replay set)")
+    flag("epochs", positive_int, "passes over the replay set per iteration")
+    flag("history", non_negative_int, "previous batches of games trained on again")
+    flag("lr", positive_float, "Adam learning rate")
+    flag("value_weight", positive_float, "lambda: weight of the value error (points) vs KL")
+    flag("target_beta", positive_float, "policy target softmax(target_beta x child values)")
+    ev = p.add_argument_group("evaluation (WPG: duplicate deals against two Mr Greeds)")
+    ev.add_argument("--eval_every", type=non_negative_int, default=6,
+                    help="evaluate every this many iterations and after the last (0: only "
+                    "after the last)")
+    ev.add_argument("--eval_deals", type=non_negative_int, default=16,
+                    help="deals per evaluation, each played in both seat rotations (0 skips)")
+    play = scrofazero_agent.PLAY_DEFAULTS
+    ev.add_argument("--eval_worlds", type=positive_int, default=play["worlds"],
+                    help="sampled worlds per decision")
+    ev.add_argument("--eval_sampling", choices=("stratified", "uniform"),
+                    default=play["sampling"])
+    ev.add_argument("--eval_iec", action=argparse.BooleanOptionalAction, default=play["iec"],
+                    help="weight the worlds by IEC")
+    ev.add_argument("--eval_b", type=non_negative_int, default=play["b"],
+                    help="simulations per world at play = b + k x legal moves")
+    ev.add_argument("--eval_seed", type=int, default=12345,
+                    help="seed of the evaluation deals (the same deals every evaluation)")
+    return p.parse_args(argv)
+
+
+def resolve_config(args) -> tuple[alphazero.Config, int | None]:
+    """The run's config: from the flags, or from the checkpoint when resuming."""
+    typed = {k: getattr(args, k) for k in TRAIN_DEFAULTS if getattr(args, k, None) is not None}
+    latest = runner.existing_run(args.out)
+    if latest is None:
+        if args.resume:
+            print(f"--resume: no checkpoint in {args.out}; starting a new run", file=sys.stderr)
+        return alphazero.Config.from_dict({**TRAIN_DEFAULTS, **typed}), None
+    if not args.resume:
+        raise SystemExit(f"error: {args.out} already holds a run (iteration {latest}); pass "
+                         "--resume to continue it or choose another --out")
+    saved = Checkpoints(args.out).config(latest)
+    clash = {k: (v, saved[k]) for k, v in typed.items() if k in saved and v != saved[k]}
+    if clash:
+        lines = ", ".join(f"--{k} {a} (the run has {b})" for k, (a, b) in clash.items())
+        raise SystemExit(f"error: {lines}: a resumed run keeps the training flags of its "
+                         "checkpoint; drop them or start a new --out")
+    return alphazero.Config.from_dict(saved), latest
+
+
+def main(argv=None) -> dict:
+    args = parse_args(argv)
+    if args.multihost:
+        jax.distributed.initialize()
+    is_main = jax.process_index() == 0
+    cfg, latest = resolve_config(args)
+    mesh = alphazero.data_mesh()
+    if cfg.num_envs % mesh.devices.size:
+        raise SystemExit(f"error: --num_envs {cfg.num_envs} must be a multiple of the "
+                         f"{mesh.devices.size} devices")
+    train = alphazero.make_train(cfg, mesh if mesh.devices.size > 1 else None)
+    ckpt = Checkpoints(args.out)
+    if latest is None:
+        state = train.init(jax.random.PRNGKey(args.seed))
+    else:
+        state = ckpt.restore(jax.eval_shape(train.init, jax.random.PRNGKey(0)), latest)
+        if is_main:
+            print(f"resuming {args.out} at iteration {latest}", file=sys.stderr)
+    if is_main:
+        params = sum(x.size for x in jax.tree_util.tree_leaves(state.params))
+        print(f"cardjax {cardjax.__version__}: ScrofaZero on {jax.device_count()} "
+              f"{jax.devices()[0].platform} device(s); {cfg.num_envs} games/iteration, "
+              f"net {cfg.width}x{cfg.depth} ({params:,} params), out {args.out}", file=sys.stderr)
+
+    evaluate, info = None, None
+    if args.eval_deals > 0 and is_main:
+        env = train.env
+        greed = agents.get(env, "greed")
+        player = scrofazero_agent.agent_from_params(
+            env, state.params, cfg, worlds=args.eval_worlds, sampling=args.eval_sampling,
+            iec=args.eval_iec, b=args.eval_b)
+        info = {"opponent": "greed", "deals": args.eval_deals, "seed": args.eval_seed,
+                "play": {"worlds": args.eval_worlds, "sampling": args.eval_sampling,
+                         "iec": args.eval_iec, "b": args.eval_b}}
+
+        def evaluate(st):
+            me = player._replace(params=jax.device_get(st.params))
+            r = arena.duplicate_match(env, me, greed, deals=args.eval_deals,
+                                      seed=args.eval_seed, batch=min(args.eval_deals, 64),
+                                      progress=False)
+            return {"mean": r["mean"], "stderr": r["stderr"], "games": r["games"]}
+
+    eval_every = args.eval_every if args.eval_every > 0 else args.iterations
+    state = runner.run(out=args.out, state=state, step=train.step, config=cfg.to_dict(),
+                       iterations=args.iterations, units_per_iteration=cfg.positions,
+                       evaluate=evaluate, eval_every=eval_every, eval_info=info,
+                       checkpoint_every=args.checkpoint_every,
+                       progress=not args.no_progress, is_main=is_main, checkpoints=ckpt,
+                       title=f"ScrofaZero {cfg.num_envs} games/it, net {cfg.width}x{cfg.depth}")
+    summary = {"iteration": int(state.iteration), "out": args.out}
+    if is_main:
+        evals = runner.RunFiles(args.out).read_evals()
+        if evals:
+            summary["wpg"] = evals[-1]["mean"]
+            summary["wpg_stderr"] = evals[-1]["stderr"]
+        print(json.dumps(summary))
+    return summary
 
 
 if __name__ == "__main__":

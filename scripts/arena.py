@@ -11,13 +11,19 @@ then B the landlord against A's peasants.  Prints A's score per deal (its side's
 over the deal's games) +- standard error, and the game's own figures: WPG against Mr Greed
 (Gongzhu), landlord win rates and ADP (Dou Dizhu), A's win rate (Mini Dou Di Zhu).  ``--json``
 prints one JSON object (at least ``mean``, ``stderr``, ``games``, ``deals``, ``seed``); a progress
-bar goes to stderr.  The agents are the baselines registered for the game (``cardjax.agents``).
+bar goes to stderr.  An agent is a baseline registered for the game (``cardjax.agents``) or, for
+Gongzhu, a ScrofaZero training run directory (``experiments/scrofazero.py --out DIR``): its newest
+checkpoint plays under hidden information (``--worlds``, ``--sampling``, ``--iec``, ``--play_b``).
+
+    python scripts/arena.py --a runs/scrofazero --b greed --deals 128
+    python scripts/arena.py --a runs/scrofazero --b greed --sampling uniform --no-iec
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 import cardjax
@@ -34,23 +40,31 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="gongzhu", choices=cardjax.GAMES)
     parser.add_argument("--a", default=None,
-                        help="agent A (a baseline name; default: the game's strongest baseline, "
-                        "greed for Gongzhu, rule for Dou Dizhu, where registered, else random)")
-    parser.add_argument("--b", default="random", help="agent B (a baseline name)")
+                        help="agent A (a baseline name or a run directory; default: the game's "
+                        "strongest baseline, greed for Gongzhu, rule for Dou Dizhu, else random)")
+    parser.add_argument("--b", default="random", help="agent B (a baseline name or run directory)")
     parser.add_argument("--deals", type=positive_int, default=256)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--batch", type=positive_int, default=128,
                         help="deals played at once (each in all its duplicate games)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    trained = parser.add_argument_group("trained players (run directories)")
+    trained.add_argument("--worlds", type=positive_int, default=9, help="sampled worlds per move")
+    trained.add_argument("--sampling", choices=("stratified", "uniform"), default="stratified")
+    trained.add_argument("--iec", action=argparse.BooleanOptionalAction, default=True,
+                         help="weight the worlds by IEC")
+    trained.add_argument("--play_b", type=int, default=10,
+                         help="simulations per world = play_b + 2 x legal moves")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     args = parser.parse_args(argv)
     names = agents.baselines(args.game)
     if args.a is None:
         args.a = next((n for n in DEFAULT_A.get(args.game, ()) if n in names), "random")
     for side in ("a", "b"):
-        if getattr(args, side) not in names:
+        spec = getattr(args, side)
+        if spec not in names and not os.path.isdir(spec):
             parser.error(f"--{side}: unknown agent {getattr(args, side)!r} for {args.game}; "
-                         f"choose from {', '.join(names)}")
+                         f"choose from {', '.join(names)} or give a run directory")
     return args
 
 
@@ -72,8 +86,18 @@ def summary_line(args, r: dict) -> str:
 def main(argv=None) -> dict:
     args = parse_args(argv)
     env = cardjax.make(args.game)
+    play = dict(worlds=args.worlds, sampling=args.sampling, iec=args.iec, b=args.play_b)
+
+    def agent(spec):
+        if spec in agents.baselines(args.game):
+            return agents.get(env, spec)
+        try:
+            return agents.load(env, spec, **play)
+        except ValueError as e:
+            raise SystemExit(f"error: {e}") from None
+
     result = arena.duplicate_match(
-        env, agents.get(env, args.a), agents.get(env, args.b), deals=args.deals, seed=args.seed,
+        env, agent(args.a), agent(args.b), deals=args.deals, seed=args.seed,
         batch=args.batch, progress=not args.no_progress,
     )
     if args.json:

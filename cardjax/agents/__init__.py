@@ -30,6 +30,20 @@ def baselines(game: str) -> list[str]:
     return sorted({n for g, n in _BASELINES if g in (game, "*")})
 
 
+def load(env, spec: str, **options) -> Agent:
+    """A baseline by name, or a trained player from a training run directory (a path)."""
+    import os
+
+    if os.path.sep in spec or os.path.isdir(spec):
+        if not os.path.isdir(spec):
+            raise ValueError(f"{spec!r} is neither a baseline of {env.name} "
+                             f"({', '.join(baselines(env.name))}) nor a run directory")
+        from cardjax.agents import scrofazero
+
+        return scrofazero.load(env, spec, **options)
+    return get(env, spec)
+
+
 def get(env, name: str) -> Agent:
     """The baseline called ``name`` for ``env``'s game (e.g. ``get(env, "greed")``)."""
     spec = _BASELINES.get((env.name, name)) or _BASELINES.get(("*", name))

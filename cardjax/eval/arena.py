@@ -120,15 +120,25 @@ def duplicate_states(env, keys) -> Duplicates:
     )
 
 
+_PLAY_CACHE: dict = {}
+
+
 def make_play(env, a: Agent, b: Agent):
-    """Jitted ``play(states, a_seats, key) -> rewards summed over each game`` (float32[B, P]);
-    A acts at the seats where ``a_seats`` (bool[B, P]) is True, B at the others."""
+    """Jitted ``play(states, a_seats, key, a_params, b_params) -> rewards summed over each game``
+    (float32[B, P]); A acts at the seats where ``a_seats`` (bool[B, P]) is True, B at the others.
 
-    def act(agent, key, states):
+    The agents' params are arguments, not constants, and the compiled function is cached per
+    ``(env, a.act, b.act)``: evaluating new weights of the same agent does not recompile.
+    """
+    cache_key = (env, a.act, b.act)
+    if cache_key in _PLAY_CACHE:
+        return _PLAY_CACHE[cache_key]
+
+    def act(agent_act, params, key, states):
         keys = jax.random.split(key, states.terminated.shape[0])
-        return jax.vmap(agent.act, in_axes=(None, 0, 0))(agent.params, keys, states)
+        return jax.vmap(agent_act, in_axes=(None, 0, 0))(params, keys, states)
 
-    def play(states, a_seats, key):
+    def play(states, a_seats, key, a_params, b_params):
         rows = jnp.arange(a_seats.shape[0])
 
         def cond(carry):
@@ -138,7 +148,7 @@ def make_play(env, a: Agent, b: Agent):
             s, total, key = carry
             key, ka, kb = jax.random.split(key, 3)
             a_turn = a_seats[rows, s.current_player]
-            action = jnp.where(a_turn, act(a, ka, s), act(b, kb, s))
+            action = jnp.where(a_turn, act(a.act, a_params, ka, s), act(b.act, b_params, kb, s))
             s = jax.vmap(env.step)(s, action)
             return s, total + s.rewards, key
 
@@ -146,7 +156,8 @@ def make_play(env, a: Agent, b: Agent):
         _, total, _ = jax.lax.while_loop(cond, body, (states, total, key))
         return total
 
-    return jax.jit(play)
+    _PLAY_CACHE[cache_key] = jax.jit(play)
+    return _PLAY_CACHE[cache_key]
 
 
 def side_scores(total, a_seats, side: str) -> np.ndarray:
@@ -194,7 +205,8 @@ def duplicate_match(env, a: Agent, b: Agent, deals: int, seed: int = 0, batch: i
         if n < batch:  # pad to the compiled batch size; the padding is dropped below
             keys = jnp.concatenate([keys, deal_keys[:batch - n]])
         dup = duplicate_states(env, keys)
-        total = play(dup.states, dup.a_seats, jax.random.fold_in(play_key, start))
+        total = play(dup.states, dup.a_seats, jax.random.fold_in(play_key, start), a.params,
+                     b.params)
         score = side_scores(total, dup.a_seats, plan.side).reshape(dup.games, batch)[:, :n]
         scores.append(score)
         if progress:

@@ -36,7 +36,7 @@ def kl_divergence(target: Array, log_q: Array) -> Array:
 
 def alphazero_loss(params, apply_fn: Callable, obs: Array, legal_mask: Array,
                    target_policy: Array, target_value: Array, value_weight: float = 0.01,
-                   mask_how: str = "paper") -> tuple[Array, dict]:
+                   mask_how: str = "paper", weights: Array | None = None) -> tuple[Array, dict]:
     """``(loss, metrics)`` of paper eq. (3) averaged over the batch.
 
     ``apply_fn(params, obs) -> (logits [B, A], value [B])`` (e.g. ``PolicyValueNet().apply``);
@@ -44,6 +44,8 @@ def alphazero_loss(params, apply_fn: Callable, obs: Array, legal_mask: Array,
     rows summing to 1); ``target_value`` ``[B]`` in game points.  ``metrics``: ``loss``,
     ``policy_kl``, ``value_l1`` (mean |error| in points), ``entropy`` of the net's policy and
     ``illegal_mass`` (its probability on illegal actions; > 0 in ``"paper"`` mode).
+    ``weights`` (float ``[B]``, optional) makes every mean a weighted one: rows of weight 0
+    (e.g. empty slots of a replay buffer) do not count.
     Use with ``jax.value_and_grad(alphazero_loss, has_aux=True)``.
     """
     logits, value = apply_fn(params, obs)
@@ -51,15 +53,23 @@ def alphazero_loss(params, apply_fn: Callable, obs: Array, legal_mask: Array,
     target_policy = jnp.asarray(target_policy, log_p.dtype)
     kl = kl_divergence(target_policy, log_p)
     v_err = jnp.abs(jnp.asarray(target_value, value.dtype) - value)
-    loss = jnp.mean(kl + value_weight * v_err)
+    if weights is None:
+        weights = jnp.ones_like(kl)
+    weights = jnp.asarray(weights, kl.dtype)
+    total = jnp.maximum(jnp.sum(weights), 1e-12)
+
+    def mean(x):
+        return jnp.sum(weights * x) / total
+
+    loss = mean(kl + value_weight * v_err)
     p = jnp.exp(log_p)
     safe_log_p = jnp.where(p > 0, log_p, 0.0)
     metrics = {
         "loss": loss,
-        "policy_kl": jnp.mean(kl),
-        "value_l1": jnp.mean(v_err),
-        "entropy": jnp.mean(-jnp.sum(p * safe_log_p, axis=-1)),
-        "illegal_mass": jnp.mean(jnp.sum(jnp.where(jnp.asarray(legal_mask, bool), 0.0, p), -1)),
+        "policy_kl": mean(kl),
+        "value_l1": mean(v_err),
+        "entropy": mean(-jnp.sum(p * safe_log_p, axis=-1)),
+        "illegal_mass": mean(jnp.sum(jnp.where(jnp.asarray(legal_mask, bool), 0.0, p), -1)),
     }
     return loss, metrics
 

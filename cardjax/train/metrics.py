@@ -1,0 +1,103 @@
+"""Run logs: ``metrics.jsonl`` (one JSON object per line) and learning-curve plots.
+
+A resumed run first drops the lines written after its checkpoint (:func:`truncate_after`), so
+the log reads as if the run had never stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Iterable
+
+import numpy as np
+
+
+def read_jsonl(path: str) -> list[dict]:
+    """The records of a JSONL file (an empty list when it does not exist).
+
+    A last line cut short by a killed run is dropped; any other bad line raises ``ValueError``
+    naming its line number."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        lines = f.read().split("\n")
+    records = []
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as e:
+            if i >= len(lines) - 1:  # the last line, written when the run was killed
+                break
+            raise ValueError(f"{path}:{i}: not a JSON object ({e})") from None
+    return records
+
+
+def write_jsonl(path: str, records: Iterable[dict]) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")
+    os.replace(tmp, path)
+
+
+def append_jsonl(path: str, record: dict) -> None:
+    with open(path, "a") as f:
+        f.write(json.dumps(record) + "\n")
+        f.flush()
+
+
+def truncate_after(path: str, iteration: int) -> list[dict]:
+    """Keep the records with ``iteration <= iteration``; returns them."""
+    kept = [r for r in read_jsonl(path) if r.get("iteration", 0) <= iteration]
+    if os.path.exists(path):
+        write_jsonl(path, kept)
+    return kept
+
+
+def plot_curves(records: list[dict], evals: list[dict], path: str, title: str = "") -> None:
+    """Loss terms, speed and evaluation score against iteration, one PNG.
+
+    ``records``: metrics.jsonl rows (``iteration``, ``loss``, ``policy_kl``, ``value_l1``,
+    ``positions_per_s`` when present); ``evals``: rows with ``iteration``, ``elapsed_s``,
+    ``mean`` and ``stderr`` (e.g. WPG).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 2, figsize=(10, 7))
+    it = [r["iteration"] for r in records]
+
+    def line(ax, key, label=None):
+        ys = [r.get(key, math.nan) for r in records]
+        if any(np.isfinite(ys)):
+            ax.plot(it, ys, label=label or key)
+
+    line(axes[0, 0], "loss")
+    line(axes[0, 0], "policy_kl")
+    axes[0, 0].set_title("loss")
+    axes[0, 0].legend()
+    line(axes[0, 1], "value_l1")
+    axes[0, 1].set_title("value error (points)")
+    line(axes[1, 0], "positions_per_s")
+    axes[1, 0].set_title("self-play positions/s")
+    ax = axes[1, 1]
+    if evals:
+        xs = [e["elapsed_s"] / 60 for e in evals]
+        ax.errorbar(xs, [e["mean"] for e in evals], yerr=[e["stderr"] for e in evals],
+                    marker="o", capsize=3)
+        ax.axhline(0.0, color="grey", lw=0.8)
+    ax.set_title("evaluation (WPG) vs minutes of training")
+    for a in axes.flat:
+        a.set_xlabel("iteration")
+    ax.set_xlabel("minutes")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

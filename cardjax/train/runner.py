@@ -1,0 +1,147 @@
+"""The Python loop around a jitted training step: log, checkpoint, evaluate, resume.
+
+Everything that changes during training lives in the train state, which is checkpointed whole,
+so a run killed at any moment and restarted with ``resume=True`` continues from its last
+checkpoint exactly as if it had never stopped: ``metrics.jsonl`` and ``eval.json`` are cut back
+to that checkpoint, and an evaluation that was due at it but never finished is run first.
+
+Files in the run directory ``out``:
+
+* ``checkpoints/<iteration>/``: train state and config (:mod:`cardjax.train.checkpoint`);
+* ``metrics.jsonl``: one object per iteration (``iteration``, the step's metrics, ``seconds``,
+  ``elapsed_s`` (training wall time since the run began, over all restarts), the speed under
+  ``rate_name``);
+* ``eval.json``: ``{"evaluations": [{iteration, elapsed_s, mean, stderr, ...}, ...]}``;
+* ``curves.png``: loss, value error, speed and evaluation curves.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+import time
+from typing import Any, Callable
+
+import jax
+import numpy as np
+from tqdm.auto import tqdm
+
+from cardjax.train import metrics as mlog
+from cardjax.train.checkpoint import Checkpoints
+
+
+@dataclasses.dataclass
+class RunFiles:
+    out: str
+
+    @property
+    def metrics(self) -> str:
+        return os.path.join(self.out, "metrics.jsonl")
+
+    @property
+    def eval(self) -> str:
+        return os.path.join(self.out, "eval.json")
+
+    @property
+    def curves(self) -> str:
+        return os.path.join(self.out, "curves.png")
+
+    def read_evals(self) -> list[dict]:
+        if not os.path.exists(self.eval):
+            return []
+        with open(self.eval) as f:
+            try:
+                return json.load(f)["evaluations"]
+            except (json.JSONDecodeError, KeyError, TypeError) as e:
+                raise ValueError(f"{self.eval}: not an evaluation file ({e})") from None
+
+    def write_evals(self, evals: list[dict], extra: dict | None = None) -> None:
+        tmp = self.eval + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump({**(extra or {}), "evaluations": evals,
+                       "final": evals[-1] if evals else None}, f, indent=1)
+        os.replace(tmp, self.eval)
+
+
+def existing_run(out: str) -> int | None:
+    """The newest checkpointed iteration of the run in ``out``, or None."""
+    if not os.path.isdir(os.path.join(out, "checkpoints")):
+        return None
+    return Checkpoints(out).latest()
+
+
+def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
+        units_per_iteration: int, rate_name: str = "positions_per_s",
+        evaluate: Callable | None = None, eval_every: int = 0, eval_info: dict | None = None,
+        checkpoint_every: int = 1, progress: bool = True, is_main: bool = True,
+        title: str = "", checkpoints: Checkpoints | None = None) -> Any:
+    """Run ``step`` until ``state.iteration == iterations``; returns the final state.
+
+    ``state`` is a fresh or restored train state with an int ``iteration`` field; ``step(state)
+    -> (state, metrics)``.  ``evaluate(state) -> dict`` with at least ``mean`` and ``stderr``
+    runs every ``eval_every`` iterations and after the last one (never when None or
+    ``eval_every == 0``).  Only the main process (``is_main``) writes logs and plots; every
+    process takes part in checkpoints.
+    """
+    files = RunFiles(out)
+    os.makedirs(out, exist_ok=True)
+    ckpt = checkpoints or Checkpoints(out)
+    start = int(state.iteration)
+    records = mlog.truncate_after(files.metrics, start) if is_main else []
+    evals = [e for e in files.read_evals() if e["iteration"] <= start] if is_main else []
+    elapsed = records[-1]["elapsed_s"] if records else 0.0
+
+    def due(i):
+        return evaluate is not None and eval_every > 0 and (i % eval_every == 0 or i == iterations)
+
+    def run_eval(i):
+        nonlocal evals
+        t0 = time.perf_counter()
+        result = evaluate(state)
+        evals.append({"iteration": i, "elapsed_s": elapsed,
+                      "eval_seconds": time.perf_counter() - t0, **result})
+        if is_main:
+            files.write_evals(evals, eval_info)
+        return result
+
+    if start > 0 and due(start) and not any(e["iteration"] == start for e in evals):
+        run_eval(start)  # the run stopped between its checkpoint and this evaluation
+
+    if start < iterations and hasattr(step, "lower"):
+        # compile before the clock starts, so the first iteration's speed is a real one
+        t0 = time.perf_counter()
+        step = step.lower(state).compile()
+        if is_main and progress:
+            print(f"compiled the training step in {time.perf_counter() - t0:.1f} s",
+                  file=sys.stderr)
+
+    bar = tqdm(total=iterations, initial=start, desc="train", unit="it", file=sys.stderr,
+               disable=not (progress and is_main), dynamic_ncols=True)
+    for i in range(start + 1, iterations + 1):
+        t0 = time.perf_counter()
+        state, m = step(state)
+        m = {k: float(v) for k, v in jax.device_get(m).items()}
+        seconds = time.perf_counter() - t0
+        elapsed += seconds
+        record = {"iteration": i, **m, "seconds": seconds, "elapsed_s": elapsed,
+                  rate_name: units_per_iteration / seconds}
+        if is_main:
+            mlog.append_jsonl(files.metrics, record)
+            records.append(record)
+        if i % checkpoint_every == 0 or i == iterations:
+            ckpt.save(i, state, config)
+        post = {"loss": f"{m['loss']:.3f}", rate_name.split("_per_")[0] + "/s":
+                f"{units_per_iteration / seconds:,.0f}"}
+        if due(i):
+            ckpt.wait()
+            r = run_eval(i)
+            post["eval"] = f"{r['mean']:+.1f}"
+        bar.set_postfix(post)
+        bar.update(1)
+        if is_main and (due(i) or i == iterations):
+            mlog.plot_curves(records, evals, files.curves, title)
+    bar.close()
+    ckpt.wait()
+    return state
