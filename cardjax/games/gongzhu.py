@@ -388,9 +388,25 @@ class Gongzhu(Env):
         void in.  Cards are placed one at a time in random order, each to a seat drawn in
         proportion to its free places among the seats that keep the rest placeable (Hall's
         condition over the 16 suit subsets), so sampling never dead-ends; with no voids it is
-        exactly uniform.
+        exactly uniform.  (:meth:`sample_hidden_fixed` with nothing fixed.)
+        """
+        return self.sample_hidden_fixed(key, state, seat, jnp.full(NUM_CARDS, -1, jnp.int32))[0]
+
+    def sample_hidden_fixed(self, key: PRNGKey, state: State, seat, fixed) -> tuple[State, Array]:
+        """:meth:`sample_hidden` with some hidden cards forced to given seats.
+
+        ``fixed`` (int[52]): ``-1`` = free, else the seat that must get that card.  Returns
+        ``(world, feasible)``.  The fixed hidden cards are placed first (in random order), each
+        to its seat if that seat may take it (not ``seat``, no shown void in its suit, a free
+        place) and the rest stays placeable (Hall's condition); the other hidden cards are then
+        placed as in :meth:`sample_hidden`.  ``feasible`` is False when some constraint could
+        not be met: a fixed hidden card that could not go to its seat (it is then placed as if
+        free, so the world is always a consistent deal), or a fixed card that ``seat`` can see
+        (its own, played or exposed) whose known holder differs from ``fixed``.
+        With every entry ``-1`` this is exactly :meth:`sample_hidden` (same key, same world).
         """
         s = state
+        fixed = jnp.asarray(fixed, jnp.int32)
         seats = jnp.arange(NUM_PLAYERS)
         hidden = (s.played_by < 0) & (s._owner != seat) & ~s.exposed
         need = jnp.sum(hidden[None, :] & (s._owner[None, :] == seats[:, None]), axis=1)
@@ -403,28 +419,37 @@ class Gongzhu(Env):
             return jnp.all(subsets @ rem <= reach @ need)
 
         def place(carry, inp):
-            need, rem, owner = carry
+            need, rem, owner, ok_all = carry
             card, k = inp
             suit = card // 13
             rem_after = rem.at[suit].add(-1)
             ok = jax.vmap(lambda j: feasible(need.at[j].add(-1), rem_after))(seats)
             w = jnp.where(ok & elig[suit] & (need > 0), need, 0).astype(jnp.float32)
+            target = fixed[card]
+            w_fixed = jnp.where(seats == target, w, 0.0)
+            forced = hidden[card] & (target >= 0)
+            can = jnp.any(w_fixed > 0)
+            w = jnp.where(forced & can, w_fixed, w)
             j = jax.random.categorical(k, jnp.log(w)).astype(jnp.int32)
             take = hidden[card]
             need = jnp.where(take, need.at[j].add(-1), need)
             rem = jnp.where(take, rem_after, rem)
             owner = jnp.where(take, owner.at[card].set(j.astype(jnp.int8)), owner)
-            return (need, rem, owner), None
+            return (need, rem, owner, ok_all & (can | ~forced)), None
 
         k_perm, k_place = jax.random.split(key)
         order = jax.random.permutation(k_perm, NUM_CARDS)
-        # At most 39 cards are hidden from a seat: visit those first, in random order.
-        order = order[jnp.argsort(~hidden[order], stable=True)[: 3 * 13]]
+        # At most 39 cards are hidden from a seat: visit those first (the fixed ones before the
+        # free ones), each group in random order.
+        rank = jnp.where(hidden & (fixed >= 0), 0, jnp.where(hidden, 1, 2))
+        order = order[jnp.argsort(rank[order], stable=True)[: 3 * 13]]
         keys = jax.random.split(k_place, 3 * 13)
-        (_, _, owner), _ = jax.lax.scan(place, (need, rem, s._owner), (order, keys))
+        known_ok = jnp.all(hidden | (fixed < 0) | (fixed == s._owner))
+        (_, _, owner, ok_all), _ = jax.lax.scan(
+            place, (need, rem, s._owner, known_ok), (order, keys))
         world = s.replace(_owner=owner)
         mask = jnp.where(s.terminated, s.legal_action_mask, self._legal_mask(world))
-        return world.replace(legal_action_mask=mask)
+        return world.replace(legal_action_mask=mask), ok_all
 
     # ------------------------------------------------------------------ people
     def action_to_str(self, action: int) -> str:
