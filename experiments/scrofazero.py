@@ -85,6 +85,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     flag("lr", positive_float, "Adam learning rate")
     flag("value_weight", positive_float, "lambda: weight of the value error (points) vs KL")
     flag("target_beta", positive_float, "policy target softmax(target_beta x child values)")
+    train.add_argument("--value_target", choices=alphazero.VALUE_TARGETS, default=None,
+                       help="value target: the search root's value (paper), the game's "
+                       f"outcome, or their mean [{TRAIN_DEFAULTS['value_target']}]")
     ev = p.add_argument_group("evaluation (WPG: duplicate deals against two Mr Greeds)")
     ev.add_argument("--eval_every", type=non_negative_int, default=6,
                     help="evaluate every this many iterations and after the last (0: only "

@@ -126,7 +126,7 @@ def test_resume_equals_uninterrupted_run(tmp_path):
     scrofazero.main(TINY_FLAGS + ["--out", split, "--iterations", "3", "--resume"])
     a, b = _metrics(straight), _metrics(split)
     assert [r["iteration"] for r in b] == [1, 2, 3]
-    for key in ("loss", "policy_kl", "value_l1", "search_value"):
+    for key in ("loss", "policy_kl", "value_l1", "value_target_abs"):
         assert [r[key] for r in a] == [r[key] for r in b], key
     from cardjax.agents.scrofazero import load_params
 

@@ -10,7 +10,9 @@ metrics)``; ``step`` is compiled once and does a whole iteration on device:
    It plays the search's move (the most visited child).
 2. **Targets** from the search at every position: the policy target is
    ``softmax(target_beta * child_values)`` over the root's legal children (their mean values for
-   the mover's team, in points), the value target is the root's mean value for the mover's team.
+   the mover's team, in points), the value target is the root's mean value for the mover's team
+   (``value_target="root"``, the paper's choice; ``"outcome"`` uses the game's final margin for
+   the mover's team, as AlphaZero does, and ``"mix"`` their mean).
    With ``target_beta`` equal to IEC's beta (0.015, paper 8.12), the net's logits are
    ``target_beta * q`` up to a constant, so ``q = logits / target_beta`` is the action value in
    points that IEC's correction factor ``exp(-beta * (q_max - q_a))`` needs (paper 5.4).
@@ -50,6 +52,7 @@ from cardjax.train.losses import alphazero_loss, make_optimizer
 
 Array = jax.Array
 MOVES = NUM_CARDS  # a Gongzhu game is 52 plays (no exposure phase in training)
+VALUE_TARGETS = ("root", "outcome", "mix")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,6 +66,7 @@ class Config:
     k: int = 2
     c: float = 30.0  # UCB exploration constant, in points
     target_beta: float = 0.015  # policy target softmax(target_beta * child values)
+    value_target: str = "root"  # "root" (the search's, paper), "outcome" (the game's), "mix"
     value_weight: float = 0.01  # lambda of the loss
     mask_how: str = "paper"  # softmax(logits * mask), paper 8.8
     lr: float = 1e-3
@@ -81,6 +85,9 @@ class Config:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         if self.b + self.k < 1:
             raise ValueError("b + k must be at least 1 (every move needs a search)")
+        if self.value_target not in VALUE_TARGETS:
+            raise ValueError(f"value_target must be one of {VALUE_TARGETS}, "
+                             f"got {self.value_target!r}")
 
     @property
     def max_simulations(self) -> int:
@@ -216,10 +223,16 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None):
                 out, mover_team)
             obs = jax.vmap(env.observe_oracle)(states, states.current_player) > 0.5
             nxt = jax.vmap(env.step)(states, out.action)
-            return _constrain(nxt, mesh, 0), Positions(obs, mask, policy, value)
+            return _constrain(nxt, mesh, 0), (Positions(obs, mask, policy, value), mover_team)
 
-        final, positions = jax.lax.scan(move, states, jax.random.split(k_play, MOVES))
-        return _constrain(positions, mesh, 1), final.scores @ jnp.array([1.0, -1.0, 1.0, -1.0])
+        final, (positions, mover_team) = jax.lax.scan(
+            move, states, jax.random.split(k_play, MOVES))
+        margin = final.scores @ jnp.array([1.0, -1.0, 1.0, -1.0])  # team 0's final margin
+        outcome = jnp.where(mover_team == 0, 1.0, -1.0) * margin[None, :]
+        value = {"root": positions.value, "outcome": outcome,
+                 "mix": 0.5 * (positions.value + outcome)}[cfg.value_target]
+        positions = positions.replace(value=value)
+        return _constrain(positions, mesh, 1), margin
 
     def loss_fn(params, batch: Positions, weights):
         return alphazero_loss(params, net.apply, batch.obs.astype(jnp.float32), batch.mask,
@@ -263,7 +276,7 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None):
         filled = jnp.concatenate([jnp.ones(1, bool), state.filled[:-1]])
         params, opt_state, metrics = learn(state.params, state.opt_state, buffer, filled, k_learn)
         metrics = dict(metrics)
-        metrics["search_value"] = jnp.mean(jnp.abs(positions.value))
+        metrics["value_target_abs"] = jnp.mean(jnp.abs(positions.value))
         metrics["selfplay_margin"] = jnp.mean(jnp.abs(margins))
         new = TrainState(params=params, opt_state=opt_state, key=key, buffer=buffer,
                          filled=filled, iteration=state.iteration + 1)
