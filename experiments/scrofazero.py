@@ -49,7 +49,7 @@ def non_negative_int(text: str) -> int:
 # has the paper's values where it gives them).  They default to None on the command line so that
 # a resumed run can tell the flags a user typed from the defaults.
 TRAIN_DEFAULTS = {**alphazero.Config().to_dict(),
-                  "num_envs": 32, "width": 128, "depth": 2, "minibatch": 512}
+                  "num_envs": 64, "width": 128, "depth": 2, "minibatch": 512}
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -58,7 +58,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                                 epilog=__doc__.split("\n\n", 2)[2])
     run = p.add_argument_group("run")
     run.add_argument("--out", default="runs/scrofazero", help="run directory")
-    run.add_argument("--iterations", type=positive_int, default=12,
+    run.add_argument("--iterations", type=positive_int, default=100,
                      help="train until this many iterations are done (counting resumed ones)")
     run.add_argument("--resume", action="store_true",
                      help="continue the newest checkpoint in --out (its training flags win)")
@@ -89,7 +89,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                        help="value target: the search root's value (paper), the game's "
                        f"outcome, or their mean [{TRAIN_DEFAULTS['value_target']}]")
     ev = p.add_argument_group("evaluation (WPG: duplicate deals against two Mr Greeds)")
-    ev.add_argument("--eval_every", type=non_negative_int, default=6,
+    ev.add_argument("--eval_every", type=non_negative_int, default=50,
                     help="evaluate every this many iterations and after the last (0: only "
                     "after the last)")
     ev.add_argument("--eval_deals", type=non_negative_int, default=16,

@@ -207,3 +207,11 @@ def test_arena_plays_a_checkpoint(run1, capsys):
     assert np.isfinite(result["mean"]) and result["mean"] % 5 == 0
     with pytest.raises(SystemExit):
         arena_script.main(["--a", os.path.join(run1, "nothing"), "--deals", "1"])
+
+
+def test_sampling_table_needs_a_run(tmp_path):
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import sampling_table
+
+    with pytest.raises(SystemExit, match="not a training run directory"):
+        sampling_table.main([str(tmp_path), "--deals", "1"])

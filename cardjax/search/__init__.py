@@ -1,4 +1,5 @@
-"""Search over cardjax games: batched MCTS with per-team values (see :mod:`cardjax.search.mcts`)."""
+"""Search over cardjax games: batched MCTS with per-team values (:mod:`cardjax.search.mcts`) and
+play under hidden information (:mod:`cardjax.search.hidden_info`: sampled worlds, IEC weights)."""
 
 from cardjax.search.mcts import (
     SearchOutput,
