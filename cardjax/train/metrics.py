@@ -85,7 +85,7 @@ def plot_curves(records: list[dict], evals: list[dict], path: str, title: str = 
     line(axes[0, 1], "value_l1")
     axes[0, 1].set_title("value error (points)")
     line(axes[1, 0], "positions_per_s")
-    axes[1, 0].set_title("self-play positions/s")
+    axes[1, 0].set_title("positions/s (self-play + update)")
     ax = axes[1, 1]
     if evals:
         xs = [e["elapsed_s"] / 60 for e in evals]
