@@ -13,6 +13,7 @@ _REGISTRY = {
     "gongzhu": "cardjax.games.gongzhu:Gongzhu",
     "doudizhu": "cardjax.games.doudizhu:DouDizhu",
     "mini_doudizhu": "cardjax.games.mini_doudizhu:MiniDouDizhu",
+    "tractor": "cardjax.games.tractor:Tractor",
 }
 GAMES = tuple(_REGISTRY)
 

@@ -19,7 +19,8 @@ from cardjax import cards
 
 # A scan plays this many actions per game (stepping a terminated state is a no-op, so a bound
 # above the longest game is enough).  Add a game's bound here when the game is added.
-MAX_STEPS = {"gongzhu": 52, "mini_doudizhu": 26}  # mini: <= 13 plays + 12 passes
+MAX_STEPS = {"gongzhu": 52, "mini_doudizhu": 26,  # mini: <= 13 plays + 12 passes
+             "tractor": 620}  # 104 declare + 8 bury + 76 chaodi + 425 trick sub-actions
 DEFAULT_MAX_STEPS = 400
 # Batch size of the vmapped playouts (kept fixed so that one compile serves every test).
 BATCH = 8

@@ -1,0 +1,877 @@
+"""Tractor / Sheng Ji (升级, 拖拉机) as pure JAX functions; rules: shared/rules/tractor.md.
+
+One hand is one episode: deal with declarations, kitty burial, chaodi (overturning), then tricks
+until every card is played.  :class:`TractorMatch` plays hands until a team levels past A.
+Cards are 54 *types* (``13 * suit + rank``, suits S H D C, ranks 2..A; ``52`` = XJ, ``53`` = DJ),
+two copies each; hands and plays are count vectors ``int8[54]``.  The move arithmetic lives in
+:mod:`cardjax.games.tractor_moves`.
+
+Actions (``num_actions = 66``):
+  ``0..53``  add one card of that type: to the lead / follow being built (tricks) or to the kitty
+             (burial, one card per action);
+  ``54``     done: ends a lead (a follow ends by itself at the lead's size);
+  ``55``     pass (declaration and chaodi phases);
+  ``56..59`` declare one level card of suit S, H, D, C;
+  ``60..63`` declare (or, in chaodi, overturn with) a pair of level cards of suit S, H, D, C;
+  ``64, 65`` declare / overturn with a pair of XJ, of DJ (no trump).
+
+Phases (``phase``): 0 deal and declare: after each of the 100 dealt cards its receiver passes or
+declares, then every seat gets one more chance in order (104 turns); 1 bury: the dealer (or the
+overturning seat) holds 33 cards and buries 8; 2 chaodi (option ``chaodi``): from the seat after
+the last burier, each seat may overturn with a pair ranking higher in D < C < H < S < XJ < DJ (any
+pair overturns a single or no declaration), the overturner takes the kitty and buries again, until
+four passes in a row; 3 tricks; 4 over.  A declaration must be strictly stronger (single < pair <
+XJ pair < DJ pair); a seat may not overcall its own declaration except to reinforce its single to
+the pair of the same suit.
+
+Options: ``level`` fixes the level ``init`` deals at (default: random 2..A); ``dealer`` is
+``"random"`` (default), a seat 0..3, or ``"declarer"`` (a first hand: dealt from seat 0, the last
+declarer deals, seat 0 if none).  With no declaration the hand is played in NT.  A hand takes at
+most 613 actions (104 declaration turns, 8 burials, 76 chaodi actions, 425 trick sub-actions).
+
+Following.  At each sub-step the mask allows exactly the cards that can still complete a legal
+follow (:func:`tractor_moves.follow_mask`): with H the cards of the led suit, all of H plus any
+cards when |H| <= n; otherwise n cards of H holding ``min(lead pairs, pairs of H)`` pairs and,
+when the lead holds a tractor of k pairs, a chain of ``min(k, longest chain of H)`` pairs (when that
+is >= 2).  This is the rules file's unit-by-unit matching, exact for leads with at most one
+tractor; for leads with several tractors only the longest is matched as a chain (the others as
+pairs), and the same structure test decides whether a play can win the trick.
+
+Throws (option ``throws``, default on): a lead of more than one unit is checked against the three
+other hands at "done"; a failed throw plays the smallest failing unit, the rest goes back and is
+public (``revealed``); option ``throw_penalty`` moves that many points against the thrower's team
+(kept in ``penalty``, added to the attackers' score at the end).  With ``throws=False`` a lead is
+one unit, built pair by pair along a chain.
+
+End of the hand: the attackers' score is ``attacker_points + kitty_bonus + penalty``; the kitty
+bonus is the kitty's points times ``2 ** u`` (option ``kitty_multiplier="times"``: ``2 * u``, capped
+at 64) when the attackers win the last trick, u = cards in the largest unit of the last lead.  Level
+changes per the rules' table (``levels="standard"`` or ``"shengji_plus"``: 80..115 gives the
+attackers +1, the rest as standard); the rewards are the levels each seat's team gained, or minus
+those the other team gained.
+
+Observations: :meth:`Tractor.observe` documents the flat float32 vector (``OBS_SIZE``);
+:meth:`Tractor.sample_hidden` re-deals the unseen cards, respecting shown suit voids (it
+does not track what an earlier burier knows of a kitty taken over in chaodi, nor voids in
+pairs shown by not following a pair).
+
+Helpers for people and tests, running the env's own jitted code (masks, winner, throw check):
+:func:`follow_options`, :func:`trick_winner`, :func:`throw_check`; card strings via
+:func:`card_type` / :func:`type_str` / :func:`parse_counts` / :func:`counts_str`;
+:meth:`Tractor.trick_state` builds a trick-phase position from four hands.
+
+State fields beyond the contract (public unless they start with ``_``):
+``phase``, ``level`` (rank index 0..12), ``trump`` (0..3 or 4 = NT), ``dealer``, ``deal_first``
+(seat that received the first card), ``decl_seat`` / ``decl_kind`` (0 none, 1 single, 2 pair,
+3 XJ pair, 4 DJ pair) / ``decl_suit``, ``turn`` (declaration turn 0..103), ``burier``, ``buried``,
+``passes``, ``leader``, ``trick_no``, ``trick[seat, type]`` cards on the table (the partial move of
+the seat to act included), ``num_in_trick``, ``lead_suit`` / ``lead_n`` / ``lead_k1`` /
+``lead_pairs`` (structure of the current lead), ``played[seat, type]``, ``revealed[seat, type]``,
+``voids[seat, suit]`` (shown by not following), ``last_trick``, ``last_leader``, ``last_winner``,
+``hand_sizes``, ``attacker_points`` / ``defender_points`` (points taken in tricks),
+``kitty_points`` (the kitty's points, filled at the end), ``kitty_bonus``, ``penalty``,
+``level_gain[team]``; hidden: ``_hands[seat, type]``, ``_kitty[type]``, ``_deal[108]`` (the deal order;
+cards 100..107 form the first kitty).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+
+from cardjax.core import Env, PRNGKey
+from cardjax.games import tractor_moves as tm
+
+Array = jax.Array
+
+NUM_PLAYERS = 4
+NUM_TYPES = tm.NUM_TYPES
+NUM_ACTIONS = 66
+DONE, PASS = 54, 55
+DECL_SINGLE, DECL_PAIR, DECL_XJ, DECL_DJ = 56, 60, 64, 65
+DECLARE, BURY, CHAODI, PLAY, OVER = range(5)
+HAND = 25
+KITTY = 8
+# chaodi rank of a pair declaration of suit S, H, D, C; XJ pair 4, DJ pair 5
+CHAODI_SUIT_KEY = np.array([3, 2, 0, 1], np.int32)
+OBS_SIZE = 54 + 13 + 5 + 4 + 5 + 4 * 54 * 4 + 4 * 5 + 4 + 4 + 3 + 4 + 54  # see observe
+
+
+@struct.dataclass
+class State:
+    current_player: Array
+    legal_action_mask: Array
+    rewards: Array
+    terminated: Array
+    step_count: Array
+    phase: Array
+    level: Array
+    trump: Array
+    dealer: Array
+    deal_first: Array
+    decl_seat: Array
+    decl_kind: Array
+    decl_suit: Array
+    turn: Array
+    burier: Array
+    buried: Array
+    passes: Array
+    leader: Array
+    trick_no: Array
+    trick: Array
+    num_in_trick: Array
+    lead_suit: Array
+    lead_n: Array
+    lead_k1: Array
+    lead_pairs: Array
+    played: Array
+    revealed: Array
+    voids: Array
+    last_trick: Array
+    last_leader: Array
+    last_winner: Array
+    hand_sizes: Array
+    attacker_points: Array
+    defender_points: Array
+    kitty_points: Array
+    kitty_bonus: Array
+    penalty: Array
+    level_gain: Array
+    _hands: Array
+    _kitty: Array
+    _deal: Array
+
+
+# ---------------------------------------------------------------------------- card strings
+_RANK_TEXT = {r: i for i, r in enumerate(tm.RANKS)}
+_RANK_TEXT["10"] = 8
+_SUIT_TEXT = {s: i for i, s in enumerate(tm.SUITS)}
+_SUIT_TEXT.update({s: i for i, s in enumerate(tm.SUIT_SYMBOLS)})
+_JOKERS = {"XJ": tm.XJ, "SJ": tm.XJ, "DJ": tm.DJ, "BJ": tm.DJ}
+
+
+def card_type(text: str) -> int:
+    """Type index of one card string: rank then suit (``K♠``, ``KS``, ``T♥``, ``10H``) or suit
+    then rank (``SK``), or a joker (``XJ`` small, ``DJ`` big)."""
+    if not isinstance(text, str):
+        raise ValueError(f"a card must be a string like 'K♠', 'TH' or 'XJ', got {text!r}")
+    s = text.strip().upper()
+    if s in _JOKERS:
+        return _JOKERS[s]
+    for rank, suit in ((s[:-1], s[-1:]), (s[1:], s[:1])):
+        if rank in _RANK_TEXT and suit in _SUIT_TEXT:
+            return 13 * _SUIT_TEXT[suit] + _RANK_TEXT[rank]
+    raise ValueError(
+        f"unknown card {text!r}: expected a rank (2-9, T or 10, J, Q, K, A) and a suit "
+        f"(S H D C or ♠♥♦♣), e.g. 'K♠', 'TH', or a joker 'XJ' (small) / 'DJ' (big)")
+
+
+def type_str(t: int) -> str:
+    t = int(t)
+    if not 0 <= t < NUM_TYPES:
+        raise ValueError(f"card type must be in 0..53, got {t}")
+    if t >= 52:
+        return ("XJ", "DJ")[t - 52]
+    return tm.RANKS[t % 13] + tm.SUIT_SYMBOLS[t // 13]
+
+
+def parse_counts(cards, what: str = "cards") -> np.ndarray:
+    """int32[54] counts of a card string ("A♠ A♠ K♠"), a list of strings, or counts."""
+    if isinstance(cards, str):
+        cards = cards.replace(",", " ").split()
+    arr = np.asarray(cards) if not isinstance(cards, list) else None
+    if arr is not None and arr.dtype != object and np.issubdtype(arr.dtype, np.integer) \
+            and arr.shape == (NUM_TYPES,):
+        counts = arr.astype(np.int32)
+    else:
+        counts = np.zeros(NUM_TYPES, np.int32)
+        for c in list(cards):
+            counts[card_type(c)] += 1
+    if (counts < 0).any() or (counts > 2).any():
+        bad = [type_str(t) for t in np.flatnonzero((counts < 0) | (counts > 2))]
+        raise ValueError(f"{what}: each card exists twice at most; too many of {', '.join(bad)}")
+    return counts
+
+
+def counts_str(counts, sort_key=None) -> str:
+    """Card strings of a count vector, high to low within S, H, D, C, jokers last."""
+    counts = np.asarray(counts).reshape(-1)[:NUM_TYPES]
+    types = [t for t in range(NUM_TYPES) for _ in range(int(counts[t]))]
+    types.sort(key=sort_key or (lambda t: (t // 13, -(t % 13))))
+    return " ".join(type_str(t) for t in types)
+
+
+def parse_level(level) -> int:
+    """Rank index 0..12 of a level given as 2..14, or a rank string ('2'..'10', 'J'..'A')."""
+    if isinstance(level, str):
+        s = level.strip().upper()
+        if s in _RANK_TEXT:
+            return _RANK_TEXT[s]
+        raise ValueError(f"unknown level {level!r}: expected a rank 2..10, J, Q, K or A")
+    if isinstance(level, (int, np.integer)) and 2 <= int(level) <= 14:
+        return int(level) - 2
+    raise ValueError(f"level must be a rank 2..14 (or '2'..'A'), got {level!r}")
+
+
+def parse_trump(trump) -> int:
+    """0..3 for a suit (S/H/D/C or ♠♥♦♣), 4 for no trump ('NT')."""
+    if isinstance(trump, str):
+        s = trump.strip().upper()
+        if s in ("NT", "N", "NONE"):
+            return tm.NT
+        if s in _SUIT_TEXT:
+            return _SUIT_TEXT[s]
+    raise ValueError(f"unknown trump {trump!r}: expected S, H, D, C (or ♠♥♦♣) or NT")
+
+
+# ---------------------------------------------------------------------------- the env
+_JITS: dict = {}
+
+
+def _jitted(env, name: str):
+    """``jax.jit(env.<name>)`` shared by every env with the same options: eager calls (checked
+    mode, tests, helpers) run compiled code, compiled once per option set; inside an outer jit
+    the call is simply inlined."""
+    key = (name, tuple(sorted((k, repr(v)) for k, v in env.options.items())))
+    if key not in _JITS:
+        _JITS[key] = jax.jit(getattr(env, name))
+    return _JITS[key]
+
+
+def _onehot(i, n):
+    return (jnp.arange(n) == i)
+
+
+class Tractor(Env):
+    name = "tractor"
+    num_players = NUM_PLAYERS
+    num_actions = NUM_ACTIONS
+    teams = (0, 1, 0, 1)
+    illegal_penalty = 3.0
+    observation_shape = (OBS_SIZE,)
+
+    def __init__(self, throws: bool = True, throw_penalty: int = 0, chaodi: bool = True,
+                 kitty_multiplier: str = "power", levels: str = "standard", level=None,
+                 dealer="random"):
+        if throw_penalty not in (0, 10):
+            raise ValueError(f"throw_penalty must be 0 or 10, got {throw_penalty!r}")
+        if kitty_multiplier not in ("power", "times"):
+            raise ValueError(f"kitty_multiplier must be 'power' or 'times', got {kitty_multiplier!r}")
+        if levels not in ("standard", "shengji_plus"):
+            raise ValueError(f"levels must be 'standard' or 'shengji_plus', got {levels!r}")
+        if not (dealer in ("random", "declarer") or (isinstance(dealer, int) and 0 <= dealer < 4)):
+            raise ValueError(f"dealer must be 'random', 'declarer' or a seat 0..3, got {dealer!r}")
+        self.throws = bool(throws)
+        self.throw_penalty = int(throw_penalty)
+        self.chaodi = bool(chaodi)
+        self.kitty_multiplier = kitty_multiplier
+        self.levels = levels
+        self.fixed_level = None if level is None else parse_level(level)
+        self.dealer_mode = dealer
+        self.options = dict(throws=self.throws, throw_penalty=self.throw_penalty,
+                            chaodi=self.chaodi, kitty_multiplier=kitty_multiplier, levels=levels,
+                            level=level, dealer=dealer)
+
+    # ------------------------------------------------------------------ dealing
+    def init(self, key: PRNGKey) -> State:
+        """A random deal at a random level (or the option ``level``) and dealer (option)."""
+        return _jitted(self, "_init_impl")(key)
+
+    def _init_impl(self, key: PRNGKey) -> State:
+        k_deal, k_lv, k_d = jax.random.split(key, 3)
+        deal = jax.random.permutation(k_deal, jnp.arange(108) % NUM_TYPES)
+        level = (jax.random.randint(k_lv, (), 0, 13) if self.fixed_level is None
+                 else jnp.int32(self.fixed_level))
+        if self.dealer_mode == "random":
+            dealer = jax.random.randint(k_d, (), 0, 4)
+        elif self.dealer_mode == "declarer":
+            dealer = jnp.int32(-1)
+        else:
+            dealer = jnp.int32(self.dealer_mode)
+        return self._new(deal, level, dealer)
+
+    def init_from_deal(self, order, level, dealer) -> State:
+        """A hand from an explicit deal order: 108 card strings or type indices (each type twice);
+        cards 0..99 go one at a time to the seats from the one after ``dealer`` (seat 0 when
+        ``dealer`` is None: the dealer is then the last declarer), 100..107 form the kitty."""
+        if isinstance(order, str):
+            order = order.replace(",", " ").split()
+        types = np.array([card_type(c) if isinstance(c, str) else int(c) for c in order])
+        if types.shape != (108,):
+            raise ValueError(f"a deal has 108 cards, got {types.shape[0]}")
+        if ((types < 0) | (types >= NUM_TYPES)).any():
+            raise ValueError("card type indices must be in 0..53")
+        counts = np.bincount(types, minlength=NUM_TYPES)
+        if (counts != 2).any():
+            bad = [f"{type_str(t)} x{counts[t]}" for t in np.flatnonzero(counts != 2)]
+            raise ValueError(f"a deal holds each card twice; got {', '.join(bad)}")
+        if dealer is not None and not (isinstance(dealer, (int, np.integer)) and 0 <= dealer < 4):
+            raise ValueError(f"dealer must be a seat 0..3 or None, got {dealer!r}")
+        d = jnp.int32(-1 if dealer is None else dealer)
+        return self._new(jnp.asarray(types, jnp.int32), jnp.int32(parse_level(level)), d)
+
+    def _new(self, deal, level, dealer) -> State:
+        return _jitted(self, "_new_impl")(jnp.asarray(deal, jnp.int32), jnp.asarray(level, jnp.int32),
+                                          jnp.asarray(dealer, jnp.int32))
+
+    def _new_impl(self, deal, level, dealer) -> State:
+        i32 = lambda x: jnp.asarray(x, jnp.int32)  # noqa: E731
+        z4 = jnp.zeros((4, NUM_TYPES), jnp.int8)
+        first = jnp.where(dealer >= 0, (dealer + 1) % 4, 0).astype(jnp.int32)
+        hands = z4.at[first, deal[0]].add(1)
+        s = State(
+            current_player=first, legal_action_mask=jnp.zeros(NUM_ACTIONS, bool),
+            rewards=jnp.zeros(4, jnp.float32), terminated=jnp.bool_(False), step_count=i32(0),
+            phase=i32(DECLARE), level=i32(level), trump=i32(tm.NT), dealer=i32(dealer),
+            deal_first=first, decl_seat=i32(-1), decl_kind=i32(0), decl_suit=i32(tm.NT),
+            turn=i32(0), burier=i32(0), buried=i32(0), passes=i32(0), leader=i32(0),
+            trick_no=i32(0), trick=z4, num_in_trick=i32(0), lead_suit=i32(0), lead_n=i32(0),
+            lead_k1=i32(0), lead_pairs=i32(0), played=z4, revealed=z4,
+            voids=jnp.zeros((4, 5), bool), last_trick=z4, last_leader=i32(-1), last_winner=i32(-1),
+            hand_sizes=jnp.zeros(4, jnp.int32).at[first].set(1), attacker_points=i32(0),
+            defender_points=i32(0), kitty_points=i32(0), kitty_bonus=i32(0), penalty=i32(0),
+            level_gain=jnp.zeros(2, jnp.int32), _hands=hands,
+            _kitty=jnp.zeros(NUM_TYPES, jnp.int8), _deal=deal.astype(jnp.int8),
+        )
+        return s.replace(legal_action_mask=self._legal_mask(s))
+
+    def trick_state(self, hands, level, trump, leader=0, dealer=None) -> State:
+        """A state at the start of the trick phase with the given hands (4 count vectors or card
+        strings; any sizes), for tests and the helpers.  The kitty is empty."""
+        hs = np.stack([parse_counts(h, f"hand {i}") for i, h in enumerate(hands)])
+        if hs.shape != (4, NUM_TYPES):
+            raise ValueError("trick_state takes four hands")
+        if (hs.sum(0) > 2).any():
+            raise ValueError("the hands hold some card more than twice")
+        dealer = leader if dealer is None else dealer
+        s = self._new(jnp.arange(108, dtype=jnp.int32) % NUM_TYPES, jnp.int32(parse_level(level)),
+                      jnp.int32(dealer))
+        tr = parse_trump(trump)
+        s = s.replace(phase=jnp.int32(PLAY), trump=jnp.int32(tr), _hands=jnp.asarray(hs, jnp.int8),
+                      hand_sizes=jnp.asarray(hs.sum(1), jnp.int32), leader=jnp.int32(leader),
+                      current_player=jnp.int32(leader), turn=jnp.int32(104),
+                      decl_kind=jnp.int32(0 if tr == tm.NT else 2), decl_suit=jnp.int32(tr))
+        return s.replace(legal_action_mask=self._legal_mask(s))
+
+    # ------------------------------------------------------------------ legality
+    def _decl_mask(self, s: State) -> Array:
+        """bool[66] of the declaration phase: pass, or a strictly stronger declaration."""
+        seat = s.current_player
+        hand = s._hands[seat].astype(jnp.int32)
+        lv = 13 * jnp.arange(4) + s.level
+        kinds = jnp.array([1] * 4 + [2] * 4 + [3, 4])
+        suits = jnp.array([0, 1, 2, 3] * 2 + [4, 4])
+        have = jnp.concatenate([hand[lv] >= 1, hand[lv] == 2, hand[52:53] == 2, hand[53:54] == 2])
+        own = s.decl_seat == seat
+        reinforce = (s.decl_kind == 1) & (kinds == 2) & (suits == s.decl_suit)
+        ok = have & jnp.where(own, reinforce, kinds > s.decl_kind)
+        return jnp.zeros(NUM_ACTIONS, bool).at[PASS].set(True).at[DECL_SINGLE:].set(ok)
+
+    def _chaodi_mask(self, s: State) -> Array:
+        hand = s._hands[s.current_player].astype(jnp.int32)
+        lv = 13 * jnp.arange(4) + s.level
+        cur = jnp.where(s.decl_kind == 2, jnp.asarray(CHAODI_SUIT_KEY)[jnp.minimum(s.decl_suit, 3)],
+                        jnp.where(s.decl_kind >= 3, s.decl_kind + 1, -1))
+        keys = jnp.concatenate([jnp.asarray(CHAODI_SUIT_KEY), jnp.array([4, 5])])
+        have = jnp.concatenate([hand[lv] == 2, hand[52:53] == 2, hand[53:54] == 2])
+        ok = have & (keys > cur)
+        return jnp.zeros(NUM_ACTIONS, bool).at[PASS].set(True).at[DECL_PAIR:].set(ok)
+
+    def _play_mask(self, s: State) -> Array:
+        eff, order, slot = tm.context(s.level, s.trump)
+        seat = s.current_player
+        hand = tm.pad(s._hands[seat])
+        part = tm.pad(s.trick[seat])
+        leading = s.num_in_trick == 0
+        # a lead: cards of one effective suit (or one unit), then done
+        psuit, _ = tm.suit_of_play(part, eff)
+        empty = jnp.sum(part) == 0
+        free_cards = (hand - part > 0) & (empty | (eff == psuit))
+        free_done = ~empty
+        if self.throws:
+            lead_cards, lead_done = free_cards, free_done
+        else:
+            lead_cards, lead_done = tm.unit_prefix_mask(hand, part, eff, slot)
+        follow = tm.follow_mask(hand, part, s.lead_suit, s.lead_n, s.lead_k1, s.lead_pairs, eff, slot)
+        cards = jnp.where(leading, lead_cards, follow)[:NUM_TYPES]
+        done = leading & lead_done
+        return jnp.zeros(NUM_ACTIONS, bool).at[:NUM_TYPES].set(cards).at[DONE].set(done)
+
+    def _bury_mask(self, s: State) -> Array:
+        hand = s._hands[s.current_player]
+        return jnp.zeros(NUM_ACTIONS, bool).at[:NUM_TYPES].set(hand > 0)
+
+    def _legal_mask(self, s: State) -> Array:
+        masks = jnp.stack([self._decl_mask(s), self._bury_mask(s), self._chaodi_mask(s),
+                           self._play_mask(s), jnp.ones(NUM_ACTIONS, bool)])
+        return masks[jnp.clip(s.phase, 0, 4)]
+
+    # ------------------------------------------------------------------ transitions
+    def _step(self, s: State, action: Array, key=None) -> State:
+        return _jitted(self, "_step_impl")(s, action)
+
+    def _step_impl(self, s: State, action: Array) -> State:
+        s = s.replace(rewards=jnp.zeros_like(s.rewards))  # rewards of this step only
+        branches = [self._declare(s, action), self._bury(s, action), self._chaodi_step(s, action),
+                    self._play(s, action)]
+        phase = s.phase
+        nxt = branches[0]
+        for i in range(1, 4):
+            nxt = jax.tree_util.tree_map(lambda a, b, i=i: jnp.where(phase == i, a, b), branches[i], nxt)
+        nxt = nxt.replace(step_count=s.step_count + 1)
+        mask = jnp.where(nxt.terminated, jnp.ones(NUM_ACTIONS, bool), self._legal_mask(nxt))
+        return nxt.replace(legal_action_mask=mask)
+
+    def _apply_decl(self, s: State, action: Array, seat) -> State:
+        """Record a declaration action (56..65) by ``seat``; pass leaves ``s`` unchanged."""
+        is_decl = action >= DECL_SINGLE
+        k = action - DECL_SINGLE
+        kind = jnp.where(k < 4, 1, jnp.where(k < 8, 2, jnp.where(k == 8, 3, 4)))
+        suit = jnp.where(k < 8, k % 4, tm.NT)
+        return s.replace(
+            decl_seat=jnp.where(is_decl, seat, s.decl_seat),
+            decl_kind=jnp.where(is_decl, kind, s.decl_kind).astype(jnp.int32),
+            decl_suit=jnp.where(is_decl, suit, s.decl_suit).astype(jnp.int32),
+            trump=jnp.where(is_decl, suit, s.trump).astype(jnp.int32))
+
+    def _to_bury(self, s: State, seat) -> State:
+        """``seat`` takes the kitty (the deal's last 8 cards, or the buried kitty) and buries."""
+        first_kitty = jnp.zeros(NUM_TYPES, jnp.int8).at[s._deal[100:].astype(jnp.int32)].add(1)
+        kitty = jnp.where(s.phase == DECLARE, first_kitty, s._kitty)
+        hands = s._hands.at[seat].add(kitty)
+        return s.replace(phase=jnp.int32(BURY), burier=seat, buried=jnp.int32(0),
+                         current_player=seat, _hands=hands, _kitty=jnp.zeros_like(s._kitty),
+                         hand_sizes=jnp.sum(hands, axis=1, dtype=jnp.int32))
+
+    def _declare(self, s: State, action: Array) -> State:
+        s = self._apply_decl(s, action, s.current_player)
+        t = s.turn + 1
+        dealing = t < 100
+        recv = (s.deal_first + t) % 4
+        card = s._deal[jnp.minimum(t, 107)].astype(jnp.int32)
+        hands = jnp.where(dealing, s._hands.at[recv, card].add(1), s._hands)
+        dealt = s.replace(turn=t, _hands=hands, current_player=recv,
+                          hand_sizes=jnp.sum(hands, axis=1, dtype=jnp.int32))
+        dealer = jnp.where(s.dealer >= 0, s.dealer, jnp.maximum(s.decl_seat, 0))
+        done = s.replace(turn=t, dealer=dealer)
+        done = self._to_bury(done, dealer)
+        return jax.tree_util.tree_map(lambda a, b: jnp.where(t >= 104, a, b), done, dealt)
+
+    def _start_play(self, s: State) -> State:
+        return s.replace(phase=jnp.int32(PLAY), leader=s.dealer, current_player=s.dealer,
+                         num_in_trick=jnp.int32(0))
+
+    def _bury(self, s: State, action: Array) -> State:
+        seat = s.burier
+        hands = s._hands.at[seat, action].add(-1)
+        s = s.replace(_hands=hands, _kitty=s._kitty.at[action].add(1), buried=s.buried + 1,
+                      hand_sizes=jnp.sum(hands, axis=1, dtype=jnp.int32))
+        fin = s.buried == KITTY
+        if self.chaodi:
+            after = s.replace(phase=jnp.int32(CHAODI), passes=jnp.int32(0),
+                              current_player=(seat + 1) % 4)
+        else:
+            after = self._start_play(s)
+        return jax.tree_util.tree_map(lambda a, b: jnp.where(fin, a, b), after, s)
+
+    def _chaodi_step(self, s: State, action: Array) -> State:
+        seat = s.current_player
+        passed = action == PASS
+        p = s.replace(passes=s.passes + 1, current_player=(seat + 1) % 4)
+        p = jax.tree_util.tree_map(lambda a, b: jnp.where(p.passes >= 4, a, b), self._start_play(p), p)
+        o = self._to_bury(self._apply_decl(s, action, seat), seat)
+        return jax.tree_util.tree_map(lambda a, b: jnp.where(passed, a, b), p, o)
+
+    def _play(self, s: State, action: Array) -> State:
+        seat = s.current_player
+        is_done = action == DONE
+        add = jnp.where(is_done, 0, 1)
+        trick = s.trick.at[seat, jnp.minimum(action, NUM_TYPES - 1)].add(add.astype(jnp.int8))
+        s1 = s.replace(trick=trick)
+        leading = s.num_in_trick == 0
+        lead_end = self._end_lead(s1)
+        follow_end = self._end_follow(s1)
+        size = jnp.sum(trick[seat], dtype=jnp.int32)
+        out = s1
+        out = jax.tree_util.tree_map(lambda a, b: jnp.where(leading & is_done, a, b), lead_end, out)
+        out = jax.tree_util.tree_map(lambda a, b: jnp.where(~leading & (size == s.lead_n), a, b),
+                                     follow_end, out)
+        return out
+
+    def _commit(self, s: State, seat, cards) -> State:
+        """Move ``cards`` (int[54]) from ``seat``'s hand to the table record."""
+        hands = s._hands.at[seat].add(-cards.astype(jnp.int8))
+        played = s.played.at[seat].add(cards.astype(jnp.int8))
+        revealed = s.revealed.at[seat].set(jnp.minimum(s.revealed[seat], hands[seat]))
+        return s.replace(_hands=hands, played=played, revealed=revealed,
+                         hand_sizes=jnp.sum(hands, axis=1, dtype=jnp.int32))
+
+    def _end_lead(self, s: State) -> State:
+        eff, order, slot = tm.context(s.level, s.trump)
+        seat = s.current_player
+        lead = tm.pad(s.trick[seat])
+        others = jnp.stack([tm.pad(s._hands[(seat + i) % 4]) for i in (1, 2, 3)])
+        if self.throws:
+            stands, actual = tm.throw_check(lead, others, eff, order, slot)
+        else:
+            stands, actual = jnp.bool_(True), lead
+        back = (lead - actual)[:NUM_TYPES]
+        actual = actual[:NUM_TYPES]
+        suit, n, k1, pairs = tm.lead_info(tm.pad(actual), eff, slot)
+        s = self._commit(s, seat, actual)
+        # the returned cards are known to be in hand (perhaps the same copies as ones already
+        # revealed, so the known count is the larger one, not the sum)
+        s = s.replace(revealed=s.revealed.at[seat].max(back.astype(jnp.int8)))
+        attacker = (seat % 2) != (s.dealer % 2)
+        pen = jnp.where(stands, 0, self.throw_penalty)
+        return s.replace(trick=s.trick.at[seat].set(actual.astype(jnp.int8)), lead_suit=suit,
+                         lead_n=n, lead_k1=k1, lead_pairs=pairs, num_in_trick=jnp.int32(1),
+                         current_player=(seat + 1) % 4,
+                         penalty=s.penalty + jnp.where(attacker, -pen, pen))
+
+    def _end_follow(self, s: State) -> State:
+        eff, order, slot = tm.context(s.level, s.trump)
+        seat = s.current_player
+        cards = s.trick[seat].astype(jnp.int32)
+        off = jnp.any((cards > 0) & (eff[:NUM_TYPES] != s.lead_suit))
+        s = self._commit(s, seat, cards)
+        s = s.replace(voids=s.voids.at[seat, s.lead_suit].set(s.voids[seat, s.lead_suit] | off),
+                      num_in_trick=s.num_in_trick + 1, current_player=(seat + 1) % 4)
+        return jax.tree_util.tree_map(lambda a, b: jnp.where(s.num_in_trick == 4, a, b),
+                                      self._end_trick(s), s)
+
+    def _end_trick(self, s: State) -> State:
+        eff, order, slot = tm.context(s.level, s.trump)
+        plays = tm.pad(s.trick.astype(jnp.int32))
+        win = tm.trick_winner(plays, s.leader, s.lead_k1, s.lead_pairs, eff, order, slot)
+        pts = jnp.sum(plays * jnp.asarray(tm.POINTS)[None, :])
+        defender_won = (win % 2) == (s.dealer % 2)
+        s = s.replace(
+            attacker_points=s.attacker_points + jnp.where(defender_won, 0, pts),
+            defender_points=s.defender_points + jnp.where(defender_won, pts, 0),
+            last_trick=s.trick, last_leader=s.leader, last_winner=win,
+            trick=jnp.zeros_like(s.trick), trick_no=s.trick_no + 1, leader=win,
+            current_player=win, num_in_trick=jnp.int32(0))
+        over = jnp.sum(s.hand_sizes) == 0  # the last trick: every card is played
+        return jax.tree_util.tree_map(lambda a, b: jnp.where(over, a, b),
+                                      self._end_hand(s, ~defender_won), s)
+
+    def _end_hand(self, s: State, attackers_last: Array) -> State:
+        kitty = jnp.sum(s._kitty.astype(jnp.int32) * jnp.asarray(tm.POINTS)[:NUM_TYPES])
+        unit = jnp.where(s.lead_k1 >= 2, 2 * s.lead_k1, jnp.where(s.lead_pairs > 0, 2, 1))
+        if self.kitty_multiplier == "times":
+            mult = 2 * unit
+        else:
+            mult = 2 ** jnp.minimum(unit, 6)
+        mult = jnp.minimum(mult, 64)
+        bonus = jnp.where(attackers_last, kitty * mult, 0)
+        score = jnp.maximum(s.attacker_points + bonus + s.penalty, 0)
+        att_gain, def_gain = level_change(score, self.levels)
+        dteam = s.dealer % 2
+        gain = jnp.zeros(2, jnp.int32).at[dteam].set(def_gain).at[1 - dteam].set(att_gain)
+        team = jnp.arange(4) % 2
+        rewards = (gain[team] - gain[1 - team]).astype(jnp.float32)
+        return s.replace(kitty_points=kitty, kitty_bonus=bonus, level_gain=gain, rewards=rewards,
+                         terminated=jnp.bool_(True), phase=jnp.int32(OVER))
+
+    # ------------------------------------------------------------------ observations
+    def _rel(self, x, seat):
+        """Rows of a per-seat array reordered self, left (next), opposite, right."""
+        return jnp.stack([x[(seat + i) % 4] for i in range(4)])
+
+    def observe(self, state: State, seat) -> Array:
+        """float32[OBS_SIZE]: own hand /2 (54), level one-hot (13), trump one-hot (5), dealer
+        relative one-hot (4), phase one-hot (5); relative to ``seat`` (self, next, opposite,
+        previous): cards on the table, cards played, revealed cards, last trick (4 x 4 x 54 / 2);
+        shown voids (4 x 5); leader of the trick and of the last trick (4 + 4, relative one-hot);
+        attacker points, defender points /200 and trick number /25 (3); declarer relative (4); the
+        kitty /2 if ``seat`` buried it (54)."""
+        s = state
+        rel = lambda i: _onehot((i - seat) % 4, 4) & (i >= 0)  # noqa: E731
+        kitty_known = (s.burier == seat) & (s.phase >= BURY)
+        parts = [
+            s._hands[seat] / 2.0, _onehot(s.level, 13), _onehot(s.trump, 5), rel(s.dealer),
+            _onehot(s.phase, 5),
+            self._rel(s.trick, seat) / 2.0, self._rel(s.played, seat) / 2.0,
+            self._rel(s.revealed, seat) / 2.0, self._rel(s.last_trick, seat) / 2.0,
+            self._rel(s.voids, seat), rel(s.leader) & (s.phase == PLAY), rel(s.last_leader),
+            jnp.array([s.attacker_points / 200.0, s.defender_points / 200.0, s.trick_no / 25.0]),
+            rel(s.decl_seat), jnp.where(kitty_known, s._kitty / 2.0, 0.0),
+        ]
+        return jnp.concatenate([jnp.asarray(x, jnp.float32).reshape(-1) for x in parts])
+
+    def observe_oracle(self, state: State, seat) -> Array:
+        """``observe`` followed by every hand (relative to ``seat``) and the kitty, /2."""
+        extra = jnp.concatenate([self._rel(state._hands, seat).reshape(-1), state._kitty]) / 2.0
+        return jnp.concatenate([self.observe(state, seat), extra.astype(jnp.float32)])
+
+    # ------------------------------------------------------------------ hidden information
+    def sample_hidden(self, key: PRNGKey, state: State, seat) -> State:
+        """A full state consistent with what ``seat`` has seen: the cards it has not seen (others'
+        hands less their revealed cards, the kitty unless ``seat`` buried it, the undealt cards)
+        are re-dealt at random, each place keeping its size, no seat receiving an effective suit it
+        has shown void in.  Cards are placed one at a time in random order, each to a place drawn
+        in proportion to its free room among those that keep the rest placeable (Hall's condition
+        over the 32 sets of effective suits), so sampling never dead-ends; with no voids it is
+        uniform."""
+        s = state
+        seats = jnp.arange(4)
+        hands = s._hands.astype(jnp.int32)
+        known_kitty = (s.burier == seat) & (s.phase >= BURY)
+        others = seats != seat
+        # cards of other seats everybody has seen: revealed ones, and a move being built
+        building = (s.phase == PLAY) & (seats == s.current_player)
+        rev = jnp.where(building[:, None], jnp.maximum(s.revealed, s.trick), s.revealed)
+        rev = rev.astype(jnp.int32)
+        hid_hand = jnp.where(others[:, None], hands - rev, 0)  # [4, 54]
+        in_kitty_phase = s.phase >= BURY
+        hid_kitty = jnp.where(in_kitty_phase & ~known_kitty, s._kitty.astype(jnp.int32), 0)
+        undealt_from = jnp.where(s.phase == DECLARE, s.turn + 1, 108)
+        pos = jnp.arange(108)
+        undealt = (pos >= undealt_from) & (pos < 108)
+        # the first kitty stays in the deal until it is taken
+        deck_counts = jnp.zeros(NUM_TYPES, jnp.int32).at[s._deal.astype(jnp.int32)].add(undealt)
+        pool = jnp.sum(hid_hand, axis=0) + hid_kitty + deck_counts  # [54]
+        room = jnp.concatenate([jnp.sum(hid_hand, axis=1), jnp.sum(hid_kitty)[None],
+                                jnp.sum(deck_counts)[None]])  # 6 places
+        eff, _, _ = tm.context(s.level, s.trump)
+        eff = eff[:NUM_TYPES]
+        void = jnp.where(s.phase == PLAY, s.voids, False)  # [4, 5]
+        takes = jnp.concatenate([~void, jnp.ones((2, 5), bool)])  # [6 places, 5 suits]
+        # physical copies: copy 0 / 1 of each type, present when pool > copy
+        ptype = jnp.arange(108) % NUM_TYPES
+        psuit = eff[ptype]
+        present = (jnp.arange(108) // NUM_TYPES) < pool[ptype]
+        rem = jnp.zeros(5, jnp.int32).at[psuit].add(present)
+        subsets = jnp.asarray((np.arange(32)[:, None] >> np.arange(5)) & 1, bool)  # [32, 5]
+        reach = jnp.any(subsets[:, :, None] & takes.T[None], axis=1).astype(jnp.int32)  # [32, 6]
+        sub_i = subsets.astype(jnp.int32)
+
+        def feasible(room, rem):  # Hall's condition over the sets of suits
+            return jnp.all(sub_i @ rem <= reach @ room)
+
+        def place(carry, inp):
+            room, rem = carry
+            card, k, ok = inp
+            suit = psuit[card]
+            rem_after = rem.at[suit].add(-1)
+            fits = jax.vmap(lambda j: feasible(room.at[j].add(-1), rem_after))(jnp.arange(6))
+            w = jnp.where(fits & takes[:, suit] & (room > 0), room, 0).astype(jnp.float32)
+            w = jnp.where(jnp.sum(w) > 0, w, room.astype(jnp.float32))  # never needed
+            j = jnp.where(ok, jax.random.categorical(k, jnp.log(w)), 6)
+            room = room.at[jnp.minimum(j, 5)].add(jnp.where(ok, -1, 0))
+            rem = jnp.where(ok, rem_after, rem)
+            return (room, rem), j
+
+        k1, k2 = jax.random.split(key)
+        order = jnp.argsort(jnp.where(present, jax.random.uniform(k1, (108,)), 2.0))
+        _, dest = jax.lax.scan(place, (room, rem), (order, jax.random.split(k2, 108), present[order]))
+        onehot = (dest[:, None] == jnp.arange(6)[None, :]).astype(jnp.int32)  # [108, 6]
+        per = jnp.zeros((NUM_TYPES, 6), jnp.int32).at[ptype[order]].add(onehot)  # [54, 6]
+        new_hands = jnp.where(others[:, None], rev + per[:, :4].T, hands)
+        new_kitty = jnp.where(in_kitty_phase & ~known_kitty, per[:, 4], s._kitty.astype(jnp.int32))
+        # the undealt cards, in the deck order of the places that were undealt
+        deck_cards = jnp.where(dest == 5, ptype[order], 99)
+        deck_sorted = jnp.sort(deck_cards)  # types of the new deck tail (random order is not
+        perm = jax.random.permutation(k1, 108)  # needed for consistency, but keeps it uniform)
+        tail = deck_sorted[jnp.argsort(jnp.where(deck_sorted < 99, perm, 1000))]
+        idx = jnp.cumsum(undealt) - 1
+        new_deal = jnp.where(undealt, tail[jnp.clip(idx, 0, 107)], s._deal.astype(jnp.int32))
+        world = s.replace(_hands=new_hands.astype(jnp.int8), _kitty=new_kitty.astype(jnp.int8),
+                          _deal=new_deal.astype(jnp.int8))
+        mask = jnp.where(s.terminated | (s.current_player == seat), s.legal_action_mask,
+                         self._legal_mask(world))
+        return world.replace(legal_action_mask=mask)
+
+    # ------------------------------------------------------------------ people
+    def action_to_str(self, action: int) -> str:
+        a = int(action)
+        if 0 <= a < NUM_TYPES:
+            return type_str(a)
+        names = {DONE: "done", PASS: "pass", DECL_XJ: "declare XJ XJ", DECL_DJ: "declare DJ DJ"}
+        if a in names:
+            return names[a]
+        if DECL_SINGLE <= a < DECL_PAIR:
+            return f"declare {tm.SUIT_SYMBOLS[a - DECL_SINGLE]}"
+        if DECL_PAIR <= a < DECL_XJ:
+            return f"declare {tm.SUIT_SYMBOLS[a - DECL_PAIR]} pair"
+        return f"action {a} (out of range)"
+
+    def render(self, state: State) -> str:
+        s = jax.device_get(state)
+        if np.ndim(s.current_player) != 0:
+            raise ValueError("render takes one game, not a batch; index the batch first")
+        phases = ["declare", "bury", "chaodi", "tricks", "over"]
+        tr = "NT" if int(s.trump) == 4 else tm.SUIT_SYMBOLS[int(s.trump)]
+        lines = [f"Tractor  level {tm.RANKS[int(s.level)]}  trump {tr}  dealer {int(s.dealer)}  "
+                 f"phase {phases[int(s.phase)]}  trick {int(s.trick_no) + 1}  "
+                 + ("finished" if s.terminated else f"to act: seat {int(s.current_player)}"),
+                 f"points: attackers {int(s.attacker_points)}  defenders {int(s.defender_points)}"]
+        for seat in range(4):
+            mark = "*" if seat == int(s.current_player) and not s.terminated else " "
+            lines.append(f"{mark}seat {seat}: {counts_str(s._hands[seat])}"
+                         + (f"   | table: {counts_str(s.trick[seat])}" if s.trick[seat].any() else ""))
+        if s.terminated:
+            lines.append(f"kitty {counts_str(s._kitty)} ({int(s.kitty_points)} points, bonus "
+                         f"{int(s.kitty_bonus)}); levels gained {list(map(int, s.level_gain))}")
+        return "\n".join(lines)
+
+
+def level_change(score, levels: str = "standard"):
+    """(attackers' gain, defenders' gain) for the attackers' final score."""
+    def_gain = jnp.where(score <= 0, 3, jnp.where(score < 40, 2, jnp.where(score < 80, 1, 0)))
+    att_gain = jnp.where(score >= 120, 1 + (score - 120) // 40, 0)
+    if levels == "shengji_plus":
+        att_gain = jnp.where((score >= 80) & (score < 120), 1, att_gain)
+    return att_gain.astype(jnp.int32), def_gain.astype(jnp.int32)
+
+
+# ---------------------------------------------------------------------------- matches
+@struct.dataclass
+class MatchState:
+    hand: State  # the hand being played (one env episode)
+    team_levels: Array  # int32[2]: rank index of each team's level; past 12 = past A
+    winner: Array  # int32: team that levelled past A, -1 while the match goes on
+    hands_played: Array  # int32
+
+
+class TractorMatch:
+    """Hands of ``env`` until a team levels past A, levels and dealer carried from hand to hand.
+
+    The first hand is dealt from seat 0 and its last declarer deals (seat 0 if none).  After a
+    hand the team that gained levels moves up; the next dealer is the dealer's partner if the
+    defenders held (attackers under 80), else the seat after the dealer.  ``step`` is pure and
+    jit/vmap-able; ``hand.rewards`` carries each hand's rewards on the step that ends it.
+    """
+
+    def __init__(self, env: Tractor | None = None, **options):
+        self.env = env if env is not None else Tractor(**options)
+
+    def init(self, key: PRNGKey) -> MatchState:
+        deal = jax.random.permutation(key, jnp.arange(108) % NUM_TYPES)
+        hand = self.env._new(deal, jnp.int32(0), jnp.int32(-1))
+        return MatchState(hand=hand, team_levels=jnp.zeros(2, jnp.int32), winner=jnp.int32(-1),
+                          hands_played=jnp.int32(0))
+
+    @staticmethod
+    def next_hand(team_levels, hand: State):
+        """(team levels, next dealer) after the finished ``hand``."""
+        dteam = hand.dealer % 2
+        levels = team_levels + hand.level_gain
+        attackers_won = (hand.attacker_points + hand.kitty_bonus + hand.penalty) >= 80
+        dealer = jnp.where(attackers_won, (hand.dealer + 1) % 4, (hand.dealer + 2) % 4)
+        del dteam
+        return levels, dealer.astype(jnp.int32)
+
+    def step(self, ms: MatchState, action, key: PRNGKey) -> MatchState:
+        hand = self.env.step(ms.hand, action)
+        levels, dealer = self.next_hand(ms.team_levels, hand)
+        ended = hand.terminated & ~ms.hand.terminated
+        levels = jnp.where(ended, levels, ms.team_levels)
+        winner = jnp.where((ms.winner < 0) & ended & jnp.any(levels > 12),
+                           jnp.argmax(levels), ms.winner).astype(jnp.int32)
+        deal = jax.random.permutation(key, jnp.arange(108) % NUM_TYPES)
+        fresh = self.env._new(deal, jnp.minimum(levels[dealer % 2], 12), dealer)
+        fresh = fresh.replace(rewards=hand.rewards)  # the finished hand's outcome stays visible
+        go_on = ended & (winner < 0)
+        hand = jax.tree_util.tree_map(lambda a, b: jnp.where(go_on, a, b), fresh, hand)
+        return MatchState(hand=hand, team_levels=levels, winner=winner,
+                          hands_played=ms.hands_played + ended)
+
+
+# ---------------------------------------------------------------------------- helpers for people
+_ENV = Tractor()
+
+
+@jax.jit
+def _mask_jit(state):
+    return _ENV._legal_mask(state)
+
+
+def _after_lead(lead: np.ndarray, hand: np.ndarray, lv: int, tr: int) -> State:
+    """Seat 1 to follow ``lead`` (played by seat 0, taken as it is) holding ``hand``."""
+    s = _ENV.trick_state([np.zeros(NUM_TYPES, np.int32), hand, np.zeros(NUM_TYPES, np.int32),
+                          np.zeros(NUM_TYPES, np.int32)], lv + 2, ("S", "H", "D", "C", "NT")[tr])
+    eff, _, slot = tm.context(jnp.int32(lv), jnp.int32(tr))
+    suit, n, k1, pairs = tm.lead_info(tm.pad(jnp.asarray(lead)), eff, slot)
+    return s.replace(trick=s.trick.at[0].set(jnp.asarray(lead, jnp.int8)), lead_suit=suit,
+                     lead_n=n, lead_k1=k1, lead_pairs=pairs, num_in_trick=jnp.int32(1),
+                     current_player=jnp.int32(1), played=s.played.at[0].set(jnp.asarray(lead, jnp.int8)))
+
+
+def _sorted_strs(counts) -> list[str]:
+    return counts_str(counts).split()
+
+
+def follow_options(hand, lead, level, trump) -> list[list[str]]:
+    """Every legal follow of ``lead`` from ``hand`` (card strings), found by walking the env's own
+    sub-action masks; each play a sorted list of card strings, the list sorted."""
+    h = parse_counts(hand, "hand")
+    ld = parse_counts(lead, "lead")
+    if ld.sum() == 0:
+        raise ValueError("the lead is empty")
+    if h.sum() < ld.sum():
+        raise ValueError(f"the hand holds {h.sum()} cards, fewer than the {ld.sum()} led")
+    if ((h + ld) > 2).any():
+        raise ValueError("hand and lead together hold some card more than twice")
+    lv, tr = parse_level(level), parse_trump(trump)
+    eff = tm.EFF[lv, tr, :NUM_TYPES]
+    if len(set(eff[ld > 0])) != 1:
+        raise ValueError("a lead is cards of one effective suit")
+    base = _after_lead(ld, h, lv, tr)
+    n = int(ld.sum())
+    out = []
+
+    def walk(part, last):
+        if part.sum() == n:
+            out.append(_sorted_strs(part))
+            return
+        mask = np.asarray(_mask_jit(base.replace(trick=base.trick.at[1].set(jnp.asarray(part, jnp.int8)))))
+        for t in np.flatnonzero(mask[:NUM_TYPES]):
+            if t >= last:
+                nxt = part.copy()
+                nxt[t] += 1
+                walk(nxt, t)
+
+    walk(np.zeros(NUM_TYPES, np.int32), 0)
+    return sorted(out)
+
+
+@jax.jit
+def _winner_jit(plays, lv, tr):
+    eff, order, slot = tm.context(lv, tr)
+    _, _, k1, pairs = tm.lead_info(plays[0], eff, slot)
+    return tm.trick_winner(plays, 0, k1, pairs, eff, order, slot)
+
+
+def trick_winner(plays, level, trump) -> int:
+    """Index of the winning play in ``plays`` (2 to 4 plays, the lead first, as card strings)."""
+    if not 1 <= len(plays) <= 4:
+        raise ValueError(f"a trick has 1 to 4 plays, got {len(plays)}")
+    rows = [parse_counts(p, f"play {i}") for i, p in enumerate(plays)]
+    rows += [np.zeros(NUM_TYPES, np.int32)] * (4 - len(rows))
+    lv, tr = parse_level(level), parse_trump(trump)
+    return int(_winner_jit(tm.pad(jnp.asarray(np.stack(rows))), jnp.int32(lv), jnp.int32(tr)))
+
+
+@jax.jit
+def _throw_jit(lead, others, lv, tr):
+    eff, order, slot = tm.context(lv, tr)
+    return tm.throw_check(lead, others, eff, order, slot)
+
+
+def throw_check(lead, other_hands, level, trump) -> tuple[bool, list[str]]:
+    """(stands, cards actually played) for a lead against the other seats' hands (up to 3)."""
+    ld = parse_counts(lead, "lead")
+    lv, tr = parse_level(level), parse_trump(trump)
+    if ld.sum() == 0 or len(set(tm.EFF[lv, tr, :NUM_TYPES][ld > 0])) != 1:
+        raise ValueError("a lead is a non-empty set of cards of one effective suit")
+    if not 1 <= len(other_hands) <= 3:
+        raise ValueError(f"give the hands of 1 to 3 other seats, got {len(other_hands)}")
+    rows = [parse_counts(h, f"hand {i}") for i, h in enumerate(other_hands)]
+    rows += [np.zeros(NUM_TYPES, np.int32)] * (3 - len(rows))
+    stands, played = _throw_jit(tm.pad(jnp.asarray(ld)), tm.pad(jnp.asarray(np.stack(rows))),
+                                jnp.int32(lv), jnp.int32(tr))
+    return bool(stands), _sorted_strs(np.asarray(played)[:NUM_TYPES])

@@ -1,0 +1,342 @@
+"""Tractor card tables and move arithmetic: effective suits, orders, tractors, following, throws,
+trick winners.  Pure functions of count vectors, shared by the env and the string helpers.
+
+Card types: ``t = 13 * suit + rank`` for suits S, H, D, C (0..3) and ranks 2..A (0..12), then
+``52`` = small joker ``XJ`` and ``53`` = big joker ``DJ``; each type exists twice.  A hand or a play
+is a count vector ``int[54]`` (values 0..2).  Internally vectors are padded to 55 entries: type
+``54`` is a dummy that is never held, so table gathers need no bounds checks.
+
+Context: ``level`` is a rank index 0..12 (rank 2..A), ``trump`` a suit 0..3 or ``4`` = no trump.
+Effective suits are 0..3 (plain suits) and ``4`` = TRUMP.
+
+Tractor geometry.  Every effective suit is laid out on 16 *positions* (position = order - 3):
+plain ranks fill positions 0..11 (the level rank is skipped, so the orders are consecutive);
+in a trump suit position 12 holds the off-suit level cards (order 15, up to 3 *alternatives*),
+13 the level card of the trump suit (16), 14 ``XJ``, 15 ``DJ``; with no trump the four level
+cards are alternatives at position 13.  A tractor is a path over consecutive positions taking one
+alternative at a layered position, so off-suit level pairs never chain with each other.  All
+paths (start, length, alternative) are one static table of 301 rows.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+NUM_TYPES = 54
+PAD = 55  # count vectors padded with the dummy type 54
+DUMMY = 54
+XJ, DJ = 52, 53
+TRUMP = 4
+NT = 4
+NUM_POS = 16
+NUM_ALT = 4
+
+SUITS = "SHDC"
+SUIT_SYMBOLS = "♠♥♦♣"
+RANKS = "23456789TJQKA"
+
+POINTS = np.zeros(PAD, np.int32)
+for _s in range(4):
+    POINTS[13 * _s + 3] = 5  # 5
+    POINTS[13 * _s + 8] = 10  # 10
+    POINTS[13 * _s + 11] = 10  # K
+
+
+def _context_tables():
+    """EFF[level, trump, type], ORD[level, trump, type] and SLOT[level, trump, suit, pos, alt]."""
+    eff = np.full((13, 5, PAD), -1, np.int32)
+    order = np.zeros((13, 5, PAD), np.int32)
+    slot = np.full((13, 5, 5, NUM_POS, NUM_ALT), DUMMY, np.int32)
+    for lv in range(13):
+        for tr in range(5):
+            for t in range(NUM_TYPES):
+                if t >= 52:
+                    e, o = TRUMP, 17 + (t - 52)
+                else:
+                    s, r = divmod(t, 13)
+                    if r == lv:
+                        e, o = TRUMP, (16 if (tr == NT or s == tr) else 15)
+                    else:
+                        e = TRUMP if s == tr else s
+                        v = r + 2
+                        o = v + 1 if v < lv + 2 else v
+                eff[lv, tr, t], order[lv, tr, t] = e, o
+                pos = o - 3
+                if e == TRUMP and o == 15:  # off-suit level cards: alternatives at position 12
+                    alt = [s2 for s2 in range(4) if s2 != tr].index(t // 13)
+                    slot[lv, tr, e, pos, alt] = t
+                elif e == TRUMP and o == 16 and tr == NT:  # NT: level cards alternate at 13
+                    slot[lv, tr, e, pos, t // 13] = t
+                else:
+                    slot[lv, tr, e, pos, :] = t
+    return eff, order, slot
+
+
+EFF, ORD, SLOT = _context_tables()
+
+
+def _path_table():
+    # alternatives only matter on the positions that can be layered (12, 13)
+    rows = [(st, ln, a) for st in range(NUM_POS) for ln in range(1, NUM_POS - st + 1)
+            for a in range(NUM_ALT) if a == 0 or (st <= 13 and st + ln - 1 >= 12)]
+    start, length, alt = (np.array(c, np.int32) for c in zip(*rows))
+    pos = np.arange(NUM_POS)
+    member = (pos[None] >= start[:, None]) & (pos[None] < (start + length)[:, None])
+    return start, length, alt, member
+
+
+P_START, P_LEN, P_ALT, P_MEM = _path_table()
+P_TOP = P_START + P_LEN - 1 + 3  # order of the top pair
+NUM_PATHS = len(P_LEN)
+
+
+# ---------------------------------------------------------------------------- context
+def context(level, trump):
+    """(eff[55], order[55], slot[5, 16, 4]) as jnp arrays for a traced level and trump."""
+    return jnp.asarray(EFF)[level, trump], jnp.asarray(ORD)[level, trump], jnp.asarray(SLOT)[level, trump]
+
+
+def path_types(slot, suit):
+    """int[P, 16]: the type at each member position of each path in ``suit`` (dummy elsewhere)."""
+    s = slot[suit]  # [16, 4]
+    t = s[np.arange(NUM_POS)[None, :], jnp.asarray(P_ALT)[:, None]]
+    return jnp.where(jnp.asarray(P_MEM), t, DUMMY)
+
+
+def path_members(suit, eff, slot):
+    """bool[P, 55]: type t lies on path p of ``suit``: p covers t's position and, where t is
+    a layered type (one alternative of its position), p takes that alternative."""
+    hit = slot[suit][:, :, None] == jnp.arange(PAD)[None, None, :]  # [16, 4, 55]
+    at_pos = jnp.any(hit, axis=1)  # [16, 55]
+    pos = jnp.argmax(at_pos, axis=0)  # [55]
+    n_alt = jnp.sum(hit, axis=(0, 1))
+    alt = jnp.where(n_alt == 1, jnp.argmax(jnp.any(hit, axis=0), axis=0), -1)  # -1: every alt
+    on = jnp.asarray(P_MEM)[:, pos]  # [P, 55]
+    alt_ok = (alt[None, :] < 0) | (jnp.asarray(P_ALT)[:, None] == alt[None, :])
+    return on & alt_ok & jnp.any(at_pos, axis=0)[None, :] & (eff == suit)[None, :]
+
+
+def valid_paths(slot, suit):
+    """bool[P]: paths of ``suit`` whose every position exists (no missing alternative)."""
+    return jnp.all(~jnp.asarray(P_MEM) | (path_types(slot, suit) != DUMMY), axis=1)
+
+
+def held_paths(pt, pairs):
+    """bool[P]: paths all of whose positions are pairs in ``pairs`` (bool[55])."""
+    return jnp.all(~jnp.asarray(P_MEM) | pairs[pt], axis=1)
+
+
+def pad(c):
+    """int32[..., 55] from a count vector int[..., 54]."""
+    c = jnp.asarray(c, jnp.int32)
+    return jnp.concatenate([c, jnp.zeros(c.shape[:-1] + (PAD - c.shape[-1],), jnp.int32)], axis=-1)
+
+
+def longest(pt, counts):
+    """Longest chain of pairs (1 = a pair, 0 = none) in ``counts`` (int[55]) along paths ``pt``."""
+    return jnp.max(jnp.where(held_paths(pt, counts == 2), jnp.asarray(P_LEN), 0))
+
+
+def suit_of_play(c, eff):
+    """(suit, one_suit): the effective suit of a play and whether all its cards share it."""
+    present = c > 0
+    suits = jnp.any(present[:, None] & (eff[:, None] == jnp.arange(5)[None, :]), axis=0)
+    return jnp.argmax(suits).astype(jnp.int32), jnp.sum(suits) == 1
+
+
+def lead_info(c, eff, slot):
+    """(suit, n, k1, pairs) of a play used as a lead: longest tractor (0 if none), pairs in all."""
+    suit, _ = suit_of_play(c, eff)
+    pt = path_types(slot, suit)
+    k1 = longest(pt, c)
+    k1 = jnp.where(k1 >= 2, k1, 0)
+    return suit, jnp.sum(c), k1, jnp.sum(c == 2)
+
+
+# ---------------------------------------------------------------------------- units and throws
+MAX_TRACTORS = 6  # 25 cards hold at most 6 tractors
+
+
+def units(c, suit, eff, slot):
+    """Greedy split of a one-suit play ``c`` (int[55]): longest tractors first, then pairs, then
+    singles.  Returns (tractor lengths int[6] (0 = none), tractor tops int[6], tractor types
+    bool[6, 55], leftover pair types bool[55], single types bool[55])."""
+    mem = path_members(suit, eff, slot)
+    valid = valid_paths(slot, suit)
+    memi = mem.astype(jnp.int32)
+
+    def take(rest, _):
+        held = valid & (memi @ rest.astype(jnp.int32) == jnp.asarray(P_LEN)) & (jnp.asarray(P_LEN) >= 2)
+        score = jnp.where(held, jnp.asarray(P_LEN) * 32 + jnp.asarray(P_TOP), -1)
+        best = jnp.argmax(score)
+        ok = score[best] >= 0
+        members = mem[best] & ok
+        out = (jnp.where(ok, jnp.asarray(P_LEN)[best], 0), jnp.where(ok, jnp.asarray(P_TOP)[best], 0),
+               members)
+        return rest & ~members, out
+
+    rest, (lens, tops, masks) = jax.lax.scan(take, c == 2, None, length=MAX_TRACTORS, unroll=True)
+    return lens, tops, masks, rest, c == 1
+
+
+def throw_check(lead, others, eff, order, slot):
+    """Whether a lead ``lead`` (int[55]) stands against the hands ``others`` (int[k, 55]).
+
+    Returns (stands, played int[55]): a lead of one unit always stands; a throw fails when another
+    hand holds, in the lead's suit, a unit of the same shape ranking higher than one of the thrown
+    units; then only the smallest failing unit (fewest cards, then lowest order) is played.
+    """
+    suit, _ = suit_of_play(lead, eff)
+    lens, tops, tmask, pairs, singles = units(lead, suit, eff, slot)
+    n_units = jnp.sum(lens > 0) + jnp.sum(pairs) + jnp.sum(singles)
+    in_suit = eff == suit
+    oth = jnp.where(in_suit[None, :], others, 0)
+    big = 99
+    # singles: the lowest thrown single against the highest card held by another seat
+    low_single = jnp.min(jnp.where(singles, order, big))
+    top_card = jnp.max(jnp.where(oth > 0, order[None, :], 0))
+    single_fail = top_card > low_single
+    low_pair = jnp.min(jnp.where(pairs, order, big))
+    top_pair = jnp.max(jnp.where(oth == 2, order[None, :], 0))
+    pair_fail = top_pair > low_pair
+    memi = path_members(suit, eff, slot).astype(jnp.int32)
+    held_o = valid_paths(slot, suit)[None, :] & (
+        (oth == 2).astype(jnp.int32) @ memi.T == jnp.asarray(P_LEN)[None, :])  # [k, P]
+    beat = jnp.any(held_o[:, None, :] & (jnp.asarray(P_LEN)[None, None, :] == lens[None, :, None])
+                   & (jnp.asarray(P_TOP)[None, None, :] > tops[None, :, None]), axis=(0, 2))
+    t_fail = beat & (lens > 0)
+    t_pick = jnp.argmin(jnp.where(t_fail, lens * 32 + tops, 10_000))
+    single_t = jnp.argmin(jnp.where(singles, order, big))
+    pair_t = jnp.argmin(jnp.where(pairs, order, big))
+    types = jnp.arange(PAD)
+    played = jnp.where(single_fail, (types == single_t).astype(jnp.int32),
+                       jnp.where(pair_fail, 2 * (types == pair_t).astype(jnp.int32),
+                                 2 * tmask[t_pick].astype(jnp.int32)))
+    fails = (n_units > 1) & (single_fail | pair_fail | jnp.any(t_fail))
+    return ~fails, jnp.where(fails, played, lead)
+
+
+# ---------------------------------------------------------------------------- following
+def _topm(m, x, y):
+    """Largest sum of ``m`` values drawn from ``x`` twos, ``y`` ones and enough zeros."""
+    a = jnp.minimum(m, x)
+    return 2 * a + jnp.minimum(m - a, y)
+
+
+def follow_mask(hand, part, suit, n, k1, lead_pairs, eff, slot):
+    """bool[55]: the card types whose addition to the partial follow ``part`` still leaves a legal
+    follow reachable.  ``hand`` is the follower's hand before the move (int[55]).
+
+    With H the hand's cards in the led suit: if |H| <= n the follow holds all of H; otherwise it is
+    n cards of H with ``Pt = min(lead pairs, pairs in H)`` pairs of which, when the lead has a
+    tractor of ``k1`` pairs, ``T = min(k1, longest chain in H)`` (when >= 2) form one chain.  A
+    partial selection p extends to such a follow iff some set Q of Pt pair types of H containing a
+    T-chain covers enough of p: |p| - sum_{t in Q} p[t] <= n - 2 Pt (the uncovered cards must fit
+    the free places).  The best Q is found over all chains, with the rest of Q the pairs of H most
+    used by p, in closed form because p[t] is 0, 1 or 2.
+    """
+    in_suit = eff == suit
+    h = jnp.where(in_suit, hand, 0)
+    h_n = jnp.sum(h)
+    avail = hand - part > 0
+    size1 = jnp.sum(part) + 1
+    # |H| <= n: all of H, the rest free
+    off_suit = jnp.sum(jnp.where(in_suit, 0, part))
+    short_ok = avail & (in_suit | (off_suit < n - h_n))
+    # |H| > n
+    pairt = h == 2
+    pt = path_types(slot, suit)
+    held = held_paths(pt, pairt)
+    lh = jnp.max(jnp.where(held, jnp.asarray(P_LEN), 0))
+    t_star = jnp.where((k1 >= 2) & (lh >= 2), jnp.minimum(k1, lh), 0)
+    p_t = jnp.minimum(lead_pairs, jnp.sum(pairt))
+    w = jnp.where(pairt, part, 0)
+    w2, w1 = (w == 2), (w == 1)
+    c2, c1 = jnp.sum(w2), jnp.sum(w1)
+    up0 = pairt & (w == 0)  # adding t turns a 0 into a 1
+    up1 = pairt & w1  # adding t turns a 1 into a 2
+    c2_t = c2 + up1
+    c1_t = c1 + up0 - up1
+    mem = path_members(suit, eff, slot)  # [P, 55]
+    a2 = jnp.sum(mem & w2[None, :], axis=1)
+    a1 = jnp.sum(mem & w1[None, :], axis=1)
+    a2_t = a2[:, None] + (mem & up1[None, :])
+    a1_t = a1[:, None] + (mem & up0[None, :]) - (mem & up1[None, :])
+    val = 2 * a2_t + a1_t + _topm(p_t - t_star, c2_t[None, :] - a2_t, c1_t[None, :] - a1_t)
+    ok_path = (held & (jnp.asarray(P_LEN) == t_star))[:, None]
+    best_chain = jnp.max(jnp.where(ok_path, val, -1000), axis=0)
+    best = jnp.where(t_star > 0, best_chain, _topm(p_t, c2_t, c1_t))
+    long_ok = avail & in_suit & (size1 - best <= n - 2 * p_t)
+    return jnp.where(h_n <= n, short_ok, long_ok)
+
+
+def unit_prefix_mask(hand, part, eff, slot):
+    """(cards bool[55], done bool): leads limited to one unit (option ``throws=False``); the lead
+    is built as a chain of pairs, each pair completed before the next starts."""
+    suit, _ = suit_of_play(part, eff)
+    empty = jnp.sum(part) == 0
+    avail = hand - part > 0
+
+    def ok(p, t):
+        pt = path_types(slot, jnp.minimum(eff[t], TRUMP))  # the suit of the lead with t added
+        types = p > 0
+        ntypes = jnp.sum(types)
+        n1 = jnp.sum(p == 1)
+        # the types form one path: a held path (over "present" types) of length ntypes
+        is_path = jnp.any(held_paths(pt, types) & (jnp.asarray(P_LEN) == ntypes))
+        one = jnp.argmax(p == 1)
+        complete = (n1 == 0) | ((n1 == 1) & ((ntypes == 1) | (hand[one] == 2)))
+        return is_path & complete
+
+    cand = part[None, :] + jnp.eye(PAD, dtype=part.dtype)
+    same_suit = (eff == suit) | empty
+    cards = avail & same_suit & jax.vmap(ok)(cand, jnp.arange(PAD))
+    ntypes = jnp.sum(part > 0)
+    done = ~empty & ((ntypes == 1) | (jnp.sum(part == 1) == 0))
+    return cards, done
+
+
+# ---------------------------------------------------------------------------- winning
+def play_key(c, suit, k1, lead_pairs, order, slot):
+    """(matches, key): whether a one-suit play has the lead's structure, and the order of the
+    highest card of its largest unit (the top of its best ``k1``-chain, its best pair, or its best
+    card)."""
+    pt = path_types(slot, suit)
+    held = held_paths(pt, c == 2)
+    chain_ok = jnp.any(held & (jnp.asarray(P_LEN) >= k1))
+    matches = (jnp.sum(c == 2) >= lead_pairs) & ((k1 < 2) | chain_ok)
+    key_chain = jnp.max(jnp.where(held & (jnp.asarray(P_LEN) == k1), jnp.asarray(P_TOP), 0))
+    key_pair = jnp.max(jnp.where(c == 2, order, 0))
+    key_card = jnp.max(jnp.where(c > 0, order, 0))
+    key = jnp.where(k1 >= 2, key_chain, jnp.where(lead_pairs > 0, key_pair, key_card))
+    return matches, key
+
+
+def trick_winner(plays, leader, k1, lead_pairs, eff, order, slot):
+    """Index (seat) of the winner of a trick ``plays`` (int[4, 55], rows by seat), led by
+    ``leader``; the rules' pseudo-code: a follower wins with a play of the led suit or of trump
+    that has the lead's structure and beats the best so far (trump over plain; within a suit a
+    higher key; ties keep the earlier player)."""
+    lead = plays[leader]
+    lsuit, _ = suit_of_play(lead, eff)
+    seats = (leader + jnp.arange(4)) % 4
+
+    def judge(x):
+        xs, one = suit_of_play(x, eff)
+        m, key = play_key(x, xs, k1, lead_pairs, order, slot)
+        return xs, one & ((xs == lsuit) | (xs == TRUMP)) & m, key
+
+    xsuit, valid, keys = jax.vmap(judge)(plays[seats])  # in playing order, the lead first
+
+    def better(best, i):
+        bsuit, bkey, win = best
+        xs, ok, key = xsuit[i], valid[i], keys[i]
+        beats = ((xs == TRUMP) & (bsuit != TRUMP)) | ((xs == bsuit) & (key > bkey))
+        take = ok & beats
+        return (jnp.where(take, xs, bsuit), jnp.where(take, key, bkey),
+                jnp.where(take, i, win)), None
+
+    (_, _, win), _ = jax.lax.scan(better, (lsuit, keys[0], jnp.int32(0)), jnp.arange(1, 4))
+    return seats[win]

@@ -1,0 +1,594 @@
+"""Tractor: the appendix 7.2 examples of the ShengJi+ report, tractors, throws, scoring, and
+random whole hands under jit(vmap).  Compiled functions are built once per module."""
+
+from __future__ import annotations
+
+import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from cardjax.games import tractor as T
+from cardjax.games import tractor_moves as tm
+from conftest import BATCH
+
+# Appendix 7.2, first table: level 5, hearts trump.
+P1 = "A♦ Q♦ Q♦ J♦ J♦ T♦ T♦ 9♦ 8♣ 6♣ 2♣ A♠ A♠ K♠ K♥ J♥ 9♥ 7♥ 3♥ 3♥ 5♣ 5♥ 5♥ XJ XJ"
+P2 = "A♦ K♦ K♦ 8♦ 6♦ 6♦ 4♦ 4♦ A♣ Q♣ Q♣ 4♣ 4♣ 3♣ K♠ J♠ 7♠ 3♠ A♥ T♥ T♥ 7♥ 2♥ 5♠ DJ"
+# Second table (ruffs).  The report prints player 2's first suit as spades, but its text says
+# player 2 holds no spades and leads diamonds from it: it is diamonds.
+R1 = "A♣ Q♣ Q♣ J♣ T♣ T♣ 9♣ A♠ A♠ K♠ K♥ J♥ 3♥ 3♥ 5♣ 5♥ 5♥ XJ XJ"
+R2 = "A♦ J♦ T♦ 8♦ 6♦ 6♦ 4♦ 4♦ A♣ K♣ K♣ 4♣ A♥ T♥ T♥ 7♥ 2♥ 2♥ 5♠ DJ"
+
+
+def opts(hand, lead, level=5, trump="H"):
+    return {" ".join(sorted(p)) for p in T.follow_options(hand, lead, level, trump)}
+
+
+def play(*cards):
+    return " ".join(sorted(" ".join(cards).split()))
+
+
+# ---------------------------------------------------------------------------- cards
+def test_card_strings():
+    assert T.card_type("K♠") == T.card_type("KS") == T.card_type("sk") == 11
+    assert T.card_type("T♥") == T.card_type("10H") == 13 + 8
+    assert T.card_type("XJ") == 52 and T.card_type("DJ") == 53
+    assert T.type_str(53) == "DJ" and T.type_str(13 * 2 + 9) == "J♦"
+    with pytest.raises(ValueError, match="ZZ"):
+        T.card_type("ZZ")
+    with pytest.raises(ValueError, match="1X"):
+        T.follow_options("A♠ 1X", "K♠", 5, "H")
+    with pytest.raises(ValueError, match="trump"):
+        T.follow_options("A♠", "K♠", 5, "Q")
+    with pytest.raises(ValueError, match="level"):
+        T.follow_options("A♠", "K♠", 15, "H")
+
+
+def test_orders_skip_level_and_trump_chain():
+    lv, sp = T.parse_level(5), T.parse_trump("S")
+    order, eff = tm.ORD[lv, sp], tm.EFF[lv, sp]
+    o = lambda c: order[T.card_type(c)]  # noqa: E731
+    assert o("4♦") + 1 == o("6♦")  # the level rank is skipped
+    assert [o(c) for c in ("A♠", "5♦", "5♠", "XJ", "DJ")] == [14, 15, 16, 17, 18]
+    assert o("5♦") == o("5♣") == o("5♥")
+    assert all(eff[T.card_type(c)] == tm.TRUMP for c in ("5♦", "2♠", "XJ"))
+    nt = T.parse_trump("NT")
+    assert tm.ORD[lv, nt][T.card_type("5♦")] == tm.ORD[lv, nt][T.card_type("5♠")] == 16
+    assert tm.EFF[lv, nt][T.card_type("2♠")] == 0
+
+
+# ---------------------------------------------------------------------------- appendix 7.2
+def test_single_pattern_spade_single():
+    assert opts(P2, "K♠") == {"K♠", "J♠", "7♠", "3♠"}
+
+
+def test_single_pattern_trump_pair():
+    assert opts(P2, "3♥ 3♥") == {"T♥ T♥"}
+    assert T.trick_winner(["3♥ 3♥", "T♥ T♥"], 5, "H") == 1
+
+
+def test_single_pattern_club_pair():
+    assert opts(P1, "Q♣ Q♣") == {play("6♣ 2♣"), play("8♣ 2♣"), play("8♣ 6♣")}
+
+
+def test_two_tractor_across_level():
+    assert opts(P1, "6♦ 6♦ 4♦ 4♦") == {play("Q♦ Q♦ J♦ J♦"), play("J♦ J♦ T♦ T♦")}
+    for f in ("Q♦ Q♦ J♦ J♦", "J♦ J♦ T♦ T♦"):
+        assert T.trick_winner(["6♦ 6♦ 4♦ 4♦", f], 5, "H") == 1
+
+
+def test_three_tractor():
+    assert opts(P2, "Q♦ Q♦ J♦ J♦ T♦ T♦") == {play("K♦ K♦ 6♦ 6♦ 4♦ 4♦")}
+    assert T.trick_winner(["Q♦ Q♦ J♦ J♦ T♦ T♦", "K♦ K♦ 6♦ 6♦ 4♦ 4♦"], 5, "H") == 0
+
+
+def test_trump_two_tractor():
+    expect = {play(x) for x in ("T♥ T♥ 7♥ 2♥", "A♥ T♥ T♥ 2♥", "A♥ T♥ T♥ 7♥", "A♥ T♥ T♥ 5♠",
+                                "T♥ T♥ 7♥ 5♠", "T♥ T♥ 2♥ 5♠", "A♥ T♥ T♥ DJ", "T♥ T♥ 7♥ DJ",
+                                "T♥ T♥ 2♥ DJ", "T♥ T♥ 5♠ DJ")}
+    assert opts(P2, "5♥ 5♥ XJ XJ") == expect
+
+
+def test_combo_pair_single():
+    assert opts(P2, "A♠ A♠ K♠") == {play("J♠ 7♠ 3♠"), play("K♠ 7♠ 3♠"), play("K♠ J♠ 7♠"),
+                                    play("K♠ J♠ 3♠")}
+    for f in opts(P2, "A♠ A♠ K♠"):
+        assert T.trick_winner(["A♠ A♠ K♠", f], 5, "H") == 0
+
+
+def test_combo_short_suit():
+    got = opts(P1, "A♣ Q♣ Q♣ 4♣ 4♣")
+    rest = T.parse_counts(P1) - T.parse_counts("8♣ 6♣ 2♣")
+    types = [t for t in range(54) for _ in range(rest[t])]
+    expect = {play("8♣ 6♣ 2♣", T.type_str(a), T.type_str(b))
+              for a, b in itertools.combinations(types, 2)}
+    assert got == expect and len(got) == 112
+    assert play("8♣ 6♣ 2♣ A♦ Q♦") in got and play("8♣ 6♣ 2♣ XJ XJ") in got
+
+
+def test_combo_throw_fails_against_bigger_tractor():
+    stands, played = T.throw_check("A♦ 6♦ 6♦ 4♦ 4♦", [P1], 5, "H")
+    assert not stands and play(*played) == play("6♦ 6♦ 4♦ 4♦")
+
+
+def test_combo_three_tractor_single():
+    assert opts(P2, "A♦ Q♦ Q♦ J♦ J♦ T♦ T♦") == {play("A♦ K♦ K♦ 6♦ 6♦ 4♦ 4♦"),
+                                              play("K♦ K♦ 8♦ 6♦ 6♦ 4♦ 4♦")}
+
+
+def test_ruff_single():
+    got = opts(R2, "K♠")
+    assert got == {T.type_str(t) for t in np.flatnonzero(T.parse_counts(R2))}
+    assert T.trick_winner(["K♠", "2♥"], 5, "H") == 1
+    assert T.trick_winner(["K♠", "A♦"], 5, "H") == 0  # a discard
+    assert T.trick_winner(["A♠ K♠", "XJ XJ", "2♥ DJ"], 5, "H") == 2
+
+
+def test_ruff_pair_single():
+    got = opts(R2, "A♠ A♠ K♠")
+    assert len(got) > 100  # any three cards
+    listed = {play(x) for x in ("A♥ T♥ T♥", "T♥ T♥ 7♥", "T♥ T♥ 2♥", "T♥ T♥ 5♠", "T♥ T♥ DJ")}
+    assert listed <= got
+    trumps = "A♥ T♥ T♥ 7♥ 2♥ 2♥ 5♠ DJ".split()
+    for x in {play(*c) for c in itertools.combinations(trumps, 3)}:
+        has_pair = any(x.split().count(c) == 2 for c in x.split())
+        assert T.trick_winner(["A♠ A♠ K♠", x], 5, "H") == int(has_pair), x
+    # several ruffs of pairs: the highest pair wins (88 over 77 although 7766 is a tractor)
+    assert T.trick_winner(["A♣ A♣ K♣ 9♣ 9♣", "7♥ 7♥ 6♥ 6♥ DJ", "8♥ 8♥ 3♥ 2♥ 2♥"], 5, "H") == 2
+    assert T.trick_winner(["A♣ A♣ K♣ 9♣ 9♣", "7♥ 7♥ 6♥ 6♥ DJ"], 5, "H") == 1
+
+
+def test_ruff_tractor_two_singles():
+    # (R1 cut to its trumps and two clubs, to keep the enumeration of "any six cards" small)
+    got = opts("K♥ J♥ 3♥ 3♥ 5♣ 5♥ 5♥ XJ XJ A♣ Q♣", "A♦ J♦ 6♦ 6♦ 4♦ 4♦")
+    ruffs = {play("5♥ 5♥ XJ XJ", a, b)
+             for a, b in itertools.combinations("K♥ J♥ 3♥ 3♥ 5♣".split(), 2)}
+    assert len(ruffs) == 7 and ruffs <= got
+    for r in ruffs:
+        assert T.trick_winner(["A♦ J♦ 6♦ 6♦ 4♦ 4♦", r], 5, "H") == 1
+    # trump cards without the tractor do not ruff
+    assert T.trick_winner(["A♦ J♦ 6♦ 6♦ 4♦ 4♦", "K♥ J♥ 3♥ 3♥ 5♥ 5♥"], 5, "H") == 0
+    # two ruffs: the higher tractor wins whatever the kickers
+    assert T.trick_winner(["A♦ J♦ 6♦ 6♦ 4♦ 4♦", "5♥ 5♥ XJ XJ 3♥ 3♥",
+                           "K♥ K♥ Q♥ Q♥ A♥ DJ"], 5, "H") == 1
+
+
+# ---------------------------------------------------------------------------- tractors
+def test_trump_chain_and_offsuit_level_pairs():
+    # trump S, level 2: A♠A♠ 2♦2♦ is a tractor, 2♦2♦ 2♣2♣ is not
+    hand = "3♠ 3♠ 4♠ 4♠ 7♠ 7♠ 9♠"
+    assert opts(hand, "A♠ A♠ 2♦ 2♦", 2, "S") == {play("4♠ 4♠ 3♠ 3♠")}
+    assert opts(hand, "2♦ 2♦ 2♣ 2♣", 2, "S") == {play("4♠ 4♠ 3♠ 3♠"), play("3♠ 3♠ 7♠ 7♠"),
+                                                play("4♠ 4♠ 7♠ 7♠")}
+    # the whole chain A♠ - 2♦ - 2♠ - XJ - DJ is one tractor
+    chain = "A♠ A♠ 2♦ 2♦ 2♠ 2♠ XJ XJ DJ DJ"
+    five = "3♠ 3♠ 4♠ 4♠ 5♠ 5♠ 6♠ 6♠ 7♠ 7♠ 9♠ 2♥"
+    assert opts(five, chain, 2, "S") == {play("3♠ 3♠ 4♠ 4♠ 5♠ 5♠ 6♠ 6♠ 7♠ 7♠")}
+    # 2♦2♦ 2♣2♣ 2♠2♠: a 2-tractor (one off-suit pair below 2♠) and a pair
+    got = opts("3♠ 3♠ 4♠ 4♠ 5♠ 5♠ 8♠ 8♠ 9♠", "2♦ 2♦ 2♣ 2♣ 2♠ 2♠", 2, "S")
+    assert got == {play("3♠ 3♠ 4♠ 4♠ 5♠ 5♠"), play("3♠ 3♠ 4♠ 4♠ 8♠ 8♠"),
+                   play("4♠ 4♠ 5♠ 5♠ 8♠ 8♠")}
+    assert T.trick_winner(["2♦ 2♦ 2♠ 2♠", "A♠ A♠ 2♣ 2♣"], 2, "S") == 0
+    assert T.trick_winner(["A♠ A♠ 2♣ 2♣", "2♦ 2♦ 2♠ 2♠"], 2, "S") == 1
+    # two pairs led: compared by the highest pair (2♦/2♣ = 15 above A♠ = 14, below XJ)
+    assert T.trick_winner(["2♦ 2♦ 2♣ 2♣", "K♠ K♠ A♠ A♠"], 2, "S") == 0
+    assert T.trick_winner(["2♦ 2♦ 2♣ 2♣", "K♠ K♠ XJ XJ"], 2, "S") == 1
+    # off-suit level cards tie: the earlier play keeps the trick
+    assert T.trick_winner(["2♦", "2♣", "2♥"], 2, "S") == 0
+    assert T.trick_winner(["2♦", "2♣", "2♠"], 2, "S") == 2
+
+
+def test_skipped_level_rank_in_plain_suit():
+    hand = "5♦ 5♦ 3♦ 3♦ 9♦ 9♦ J♦"
+    # level 4: 5♦5♦3♦3♦ is a tractor and must answer a tractor lead
+    assert opts(hand, "8♦ 8♦ 7♦ 7♦", 4, "S") == {play("5♦ 5♦ 3♦ 3♦")}
+    # level 6: no tractor, any two pairs
+    assert opts(hand, "8♦ 8♦ 7♦ 7♦", 6, "S") == {play("5♦ 5♦ 3♦ 3♦"), play("5♦ 5♦ 9♦ 9♦"),
+                                                play("3♦ 3♦ 9♦ 9♦")}
+    assert T.trick_winner(["8♦ 8♦ 7♦ 7♦", "5♦ 5♦ 3♦ 3♦"], 4, "S") == 0
+    assert T.trick_winner(["5♦ 5♦ 3♦ 3♦", "8♦ 8♦ 7♦ 7♦"], 4, "S") == 1
+    # level 6: 5♦5♦3♦3♦ is two pairs, beaten by the higher pairs 9♦9♦8♦8♦
+    assert T.trick_winner(["5♦ 5♦ 3♦ 3♦", "9♦ 9♦ 8♦ 8♦"], 6, "S") == 1
+    assert T.trick_winner(["8♦ 8♦ 7♦ 7♦", "5♦ 5♦ 3♦ 3♦"], 6, "S") == 0
+    assert T.trick_winner(["8♦ 8♦ 7♦ 7♦", "9♦ 9♦ 5♦ 5♦"], 6, "S") == 0  # pairs, no tractor
+
+
+def test_no_trump_hands():
+    # NT at level 2: level cards tie at 16, chain only into the jokers
+    assert opts("2♥ 2♥ DJ DJ 2♦ 9♣", "2♠ 2♠ XJ XJ", 2, "NT") == {play("2♥ 2♥ DJ DJ")}
+    assert T.trick_winner(["2♠ 2♠ 2♥ 2♥", "XJ XJ DJ DJ"], 2, "NT") == 1
+    assert T.trick_winner(["2♠", "2♥", "XJ"], 2, "NT") == 2
+    assert T.trick_winner(["A♠", "2♥", "K♠"], 2, "NT") == 1
+    assert opts("2♥ 2♥ XJ DJ DJ 5♣", "2♠ 2♠ 2♦ 2♦", 2, "NT") == {play("2♥ 2♥ DJ DJ")}
+
+
+# ---------------------------------------------------------------------------- throws
+def test_throw_stands_or_fails_on_each_other_hand():
+    lead = "A♠ K♠ Q♠ Q♠"  # level 2, trump H: singles A, K and pair QQ
+    assert T.throw_check(lead, ["3♠", "J♠ J♠", "XJ"], 2, "H") == (True, T.throw_check(lead, [""], 2, "H")[1])
+    for i in range(3):  # partner (the middle hand) included
+        hands = ["3♠", "4♠", "5♠"]
+        hands[i] = "K♠ K♠"
+        stands, played = T.throw_check(lead, hands, 2, "H")
+        assert not stands and play(*played) == play("Q♠ Q♠")
+    stands, played = T.throw_check(lead, ["A♠", "K♠ K♠", ""], 2, "H")
+    assert not stands and played == ["K♠"]  # the smallest failing unit: a single
+    lead2 = "A♠ 8♠ 8♠ 7♠ 7♠"
+    stands, played = T.throw_check(lead2, ["J♠ J♠ T♠ T♠"], 2, "H")
+    assert not stands and play(*played) == play("8♠ 8♠ 7♠ 7♠")
+    assert T.throw_check(lead2, ["J♠ J♠ 9♠ 9♠"], 2, "H")[0]  # pairs, not a tractor
+    assert T.throw_check("K♠", ["A♠ A♠"], 2, "H")[0]  # one unit always stands
+
+
+@pytest.fixture(scope="module")
+def env_step():
+    """The default env and its step, run eagerly: the env jits its step once per option set, so
+    this shares the compile with the contract tests."""
+    env = T.Tractor()
+    return env, env.step
+
+
+def _act(step, s, cards):
+    for c in cards.split():
+        a = T.DONE if c == "done" else T.card_type(c)
+        assert bool(s.legal_action_mask[a]), (c, s.current_player)
+        s = step(s, jnp.int32(a))
+    return s
+
+
+def test_failed_throw_in_play_reveals_and_penalises(env_step):
+    env, step = env_step
+    hands = ["A♠ K♠ J♠ J♠ 3♦", "Q♠ Q♠ 4♦ 5♦ 6♦", "2♣ 3♣ 4♣ 5♣ 6♣", "7♣ 8♣ 9♣ T♣ J♣"]
+    s = env.trick_state(hands, 2, "H", leader=0, dealer=1)  # seat 0 attacks
+    s = _act(step, s, "A♠ K♠ J♠ J♠")
+    penalised = jax.jit(T.Tractor(throw_penalty=10)._end_lead)(s)
+    s = _act(step, s, "done")
+    assert int(s.penalty) == 0 and int(penalised.penalty) == -10
+    assert T.counts_str(s.trick[0]) == "J♠ J♠"
+    assert T.counts_str(s.revealed[0]) == "A♠ K♠"
+    # seat 1 must follow the pair with its pair
+    legal = {T.type_str(t) for t in np.flatnonzero(np.asarray(s.legal_action_mask)[:54])}
+    assert legal == {"Q♠"}
+    s = _act(step, s, "Q♠ Q♠ 2♣ 3♣ 7♣ 8♣")
+    assert int(s.last_winner) == 1 and int(s.leader) == 1
+    assert T.counts_str(s.revealed[0]) == "A♠ K♠"  # still in hand, still public
+
+
+# ---------------------------------------------------------------------------- scoring
+@pytest.mark.parametrize("score,att,dfn", [
+    (0, 0, 3), (5, 0, 2), (35, 0, 2), (40, 0, 1), (75, 0, 1), (80, 0, 0), (115, 0, 0),
+    (120, 1, 0), (155, 1, 0), (160, 2, 0), (195, 2, 0), (200, 3, 0), (240, 4, 0)])
+def test_level_table(score, att, dfn):
+    a, d = T.level_change(jnp.int32(score), "standard")
+    assert (int(a), int(d)) == (att, dfn)
+    a, d = T.level_change(jnp.int32(score), "shengji_plus")
+    assert (int(a), int(d)) == ((1 if 80 <= score < 120 else att), dfn)
+
+
+_END_HAND = {}
+
+
+def end_hand_times(env):
+    if "f" not in _END_HAND:
+        _END_HAND["f"] = jax.jit(env._end_hand)
+    return _END_HAND["f"]
+
+
+@pytest.mark.parametrize("last,mult,times", [("K♠", 2, 2), ("K♠ K♠", 4, 4),
+                                             ("K♠ K♠ Q♠ Q♠", 16, 8)])
+def test_kitty_multiplier(env_step, last, mult, times):
+    env, step = env_step
+    n = len(last.split())
+    lead = last
+    hands = [lead, " ".join(["3♦"] * min(n, 2) + ["4♦"] * max(0, n - 2)),
+             " ".join(["3♣"] * min(n, 2) + ["4♣"] * max(0, n - 2)),
+             " ".join(["6♣"] * min(n, 2) + ["7♣"] * max(0, n - 2))]
+    s = env.trick_state(hands, 2, "H", leader=0, dealer=1)
+    kitty = T.parse_counts("5♥ T♥ 3♥ 4♥ 6♥ 7♥ 8♥ 9♥")  # 15 points
+    s = s.replace(trick_no=jnp.int32(24), _kitty=jnp.asarray(kitty, jnp.int8))
+    s = _act(step, s, lead + " done " + " ".join(hands[1].split() + hands[2].split() + hands[3].split()))
+    assert bool(s.terminated)
+    assert int(s.kitty_points) == 15 and int(s.kitty_bonus) == 15 * mult
+    assert int(s.attacker_points) == 10 * lead.count("K")
+    # the "times" option on the same final position
+    env2 = T.Tractor(kitty_multiplier="times")
+    s2 = end_hand_times(env2)(s.replace(terminated=jnp.bool_(False)), jnp.bool_(True))
+    assert int(s2.kitty_bonus) == 15 * times
+    # defenders winning the last trick: no bonus
+    s3 = env.trick_state(hands, 2, "H", leader=0, dealer=0).replace(
+        trick_no=jnp.int32(24), _kitty=jnp.asarray(kitty, jnp.int8))
+    s3 = _act(step, s3, lead + " done " + " ".join(hands[1].split() + hands[2].split() + hands[3].split()))
+    assert int(s3.kitty_bonus) == 0 and int(s3.defender_points) == 10 * lead.count("K")
+
+
+# ---------------------------------------------------------------------------- random hands
+@pytest.fixture(scope="module")
+def games():
+    """A few random hands from the shared compiled vmapped playout (the contract tests' one)."""
+    from conftest import get_compiled, to_numpy
+    c = get_compiled("tractor")
+    first, states, actions = to_numpy(c.batch_rollout(jax.random.split(jax.random.PRNGKey(42), BATCH)))
+    return c, first, states, actions
+
+
+def test_random_hands_terminate_without_dead_ends(games):
+    c, first, states, actions = games
+    term = states.terminated
+    assert term[:, -1].all()
+    for b in range(BATCH):
+        end = int(np.argmax(term[b]))
+        live = states.legal_action_mask[b, :end]
+        assert live.any(axis=1).all()
+        prev = np.concatenate([first.legal_action_mask[b][None], live], axis=0)
+        assert prev[np.arange(end + 1), actions[b, :end + 1]].all()
+        r = states.rewards[b].sum(axis=0)
+        assert abs(r.sum()) < 1e-6 and r[0] == r[2] and r[1] == r[3]
+        last = jax.tree_util.tree_map(lambda x: x[b, end], states)
+        assert last.attacker_points + last.defender_points + last.kitty_points == 200
+        assert last.level_gain.max() == abs(r[0])
+        assert (last._hands == 0).all() and last.played.sum() == 100
+
+
+def test_random_hands_conserve_cards(games):
+    c, first, states, actions = games
+    deal = states._deal.astype(int)
+    for b in range(BATCH):
+        for t in range(0, c.max_steps, 7):
+            s = jax.tree_util.tree_map(lambda x: x[b, t], states)
+            total = s._hands.sum(0).astype(int) + s.played.sum(0) + s._kitty
+            if s.phase == T.DECLARE:
+                total = total + np.bincount(deal[b, t, s.turn + 1:], minlength=54)
+            assert (total == 2).all(), (b, t)
+            assert (s.hand_sizes == s._hands.sum(1)).all()
+            assert (s._hands >= s.revealed).all()
+
+
+def test_observe_and_sample_hidden(games):
+    c, first, states, actions = games
+    obs, sample = c.observe, c.sample_hidden
+    b = 0
+    end = int(np.argmax(states.terminated[b]))
+    voids_checked = 0
+    for t, seat, k in ((50, 1, 0), (110, 1, 0), (200, 1, 0), (end - 30, 2, 0), (end - 30, 2, 1),
+                       (end - 3, 1, 0), (end - 3, 3, 1)):
+        s = jax.tree_util.tree_map(lambda x: x[b, t], states)
+        o = np.asarray(obs(s, seat))
+        assert o.shape == (T.OBS_SIZE,)
+        w = sample(jax.random.PRNGKey(1000 * t + k), s, seat)
+        np.testing.assert_array_equal(np.asarray(obs(w, seat)), o)
+        hands = np.asarray(w._hands).astype(int)
+        total = hands.sum(0) + np.asarray(s.played).sum(0) + np.asarray(w._kitty)
+        if int(s.phase) == T.DECLARE:
+            total = total + np.bincount(np.asarray(w._deal).astype(int)[int(s.turn) + 1:], minlength=54)
+        assert (total == 2).all()
+        assert (hands.sum(1) == np.asarray(s.hand_sizes)).all()
+        assert (hands >= np.asarray(s.revealed)).all()
+        if int(s.phase) == T.PLAY:
+            eff = tm.EFF[int(s.level), int(s.trump), :54]
+            for other in set(range(4)) - {seat}:
+                for e in np.flatnonzero(np.asarray(s.voids)[other]):
+                    assert hands[other][eff == e].sum() == 0
+                    voids_checked += 1
+    assert voids_checked > 0
+
+
+# ---------------------------------------------------------------------------- declaration
+def _deal_order(fixed: dict[int, str], tail: list[str]):
+    """108 card types: ``fixed`` positions, ``tail`` at the end (the kitty), the rest in order."""
+    order = [None] * 108
+    for pos, c in fixed.items():
+        order[pos] = T.card_type(c)
+    for i, c in enumerate(tail):
+        order[108 - len(tail) + i] = T.card_type(c)
+    left = np.full(54, 2) - np.bincount([o for o in order if o is not None], minlength=54)
+    rest = [t for t in range(54) for _ in range(left[t])]
+    it = iter(rest)
+    return [o if o is not None else next(it) for o in order]
+
+
+def _legal(s):
+    return set(np.flatnonzero(np.asarray(s.legal_action_mask)).tolist())
+
+
+def test_declaration_bury_and_chaodi(env_step):
+    env, step = env_step
+    order = _deal_order({0: "2♥", 4: "2♥", 1: "2♠", 5: "2♠", 2: "XJ", 6: "XJ"},
+                        ["2♦", "2♦", "2♣", "2♣", "DJ", "DJ", "3♦", "3♦"])
+    s = env.init_from_deal(order, 2, dealer=0)
+    assert int(s.current_player) == 1 and _legal(s) == {T.PASS, T.DECL_SINGLE + 1}
+    s = step(s, jnp.int32(T.DECL_SINGLE + 1))  # seat 1: one 2♥
+    assert int(s.current_player) == 2 and _legal(s) == {T.PASS}  # a single does not overcall
+    s = step(step(step(s, jnp.int32(T.PASS)), jnp.int32(T.PASS)), jnp.int32(T.PASS))
+    assert int(s.current_player) == 1 and _legal(s) == {T.PASS, T.DECL_PAIR + 1}  # reinforce
+    s = step(s, jnp.int32(T.PASS))
+    assert _legal(s) == {T.PASS, T.DECL_PAIR + 0}  # seat 2: 2♠ 2♠ overcalls the single
+    s = step(s, jnp.int32(T.DECL_PAIR + 0))
+    assert int(s.trump) == 0 and int(s.decl_seat) == 2
+    assert T.DECL_XJ in _legal(s)  # seat 3 could declare NT with its XJ pair
+    while int(s.phase) == T.DECLARE:
+        if int(s.current_player) == 1:
+            assert T.DECL_PAIR + 1 not in _legal(s)  # a pair does not overcall a pair
+        s = step(s, jnp.int32(T.PASS))
+    assert int(s.phase) == T.BURY and int(s.current_player) == 0
+    assert list(np.asarray(s.hand_sizes)) == [33, 25, 25, 25]
+    for _ in range(8):
+        s = step(s, jnp.int32(int(np.flatnonzero(np.asarray(s.legal_action_mask))[0])))
+    assert int(s.phase) == T.CHAODI and int(s.current_player) == 1
+    assert _legal(s) == {T.PASS}  # 2♥ 2♥ is below 2♠ 2♠
+    s = step(step(s, jnp.int32(T.PASS)), jnp.int32(T.PASS))
+    assert _legal(s) == {T.PASS, T.DECL_XJ}
+    s = step(s, jnp.int32(T.DECL_XJ))  # seat 3 overturns to NT and takes the kitty
+    assert int(s.phase) == T.BURY and int(s.current_player) == 3 and int(s.trump) == 4
+    assert int(s.hand_sizes[3]) == 33
+    for _ in range(8):
+        s = step(s, jnp.int32(int(np.flatnonzero(np.asarray(s.legal_action_mask))[-1])))
+    assert int(s.phase) == T.CHAODI and int(s.current_player) == 0
+    for _ in range(4):
+        s = step(s, jnp.int32(T.PASS))
+    assert int(s.phase) == T.PLAY and int(s.current_player) == 0 and int(s.dealer) == 0
+    assert int(s._kitty.sum()) == 8 and list(np.asarray(s.hand_sizes)) == [25] * 4
+
+
+def test_no_declaration_is_no_trump_and_declarer_deals(env_step):
+    env, step = env_step
+    order = _deal_order({3: "2♣"}, [])
+    s = env.init_from_deal(order, 2, dealer=None)  # first hand: dealt from seat 0
+    while int(s.phase) == T.DECLARE:
+        a = T.DECL_SINGLE + 3 if T.DECL_SINGLE + 3 in _legal(s) and int(s.turn) == 3 else T.PASS
+        s = step(s, jnp.int32(a))
+    assert int(s.dealer) == 3 and int(s.trump) == 3 and int(s.current_player) == 3
+    s2 = env.init_from_deal(order, 2, dealer=1)
+    while int(s2.phase) == T.DECLARE:
+        s2 = step(s2, jnp.int32(T.PASS))
+    assert int(s2.trump) == 4 and int(s2.dealer) == 1
+    with pytest.raises(ValueError, match="twice"):
+        env.init_from_deal(order[:-1] + [order[0]], 2, dealer=0)
+
+
+# ---------------------------------------------------------------------------- one-unit leads
+def test_single_unit_leads_without_throws():
+    f = jax.jit(tm.unit_prefix_mask)
+    lv, tr = jnp.int32(0), jnp.int32(2)  # level 2, diamonds trump
+    eff, _, slot = tm.context(lv, tr)
+    hand = tm.pad(jnp.asarray(T.parse_counts("3♠ 3♠ 4♠ 4♠ 6♠ 6♠ 9♠ 5♥")))
+
+    def legal(part):
+        cards, done = f(hand, tm.pad(jnp.asarray(T.parse_counts(part))), eff, slot)
+        return {T.type_str(t) for t in np.flatnonzero(np.asarray(cards)[:54])}, bool(done)
+
+    assert legal("") == ({"3♠", "4♠", "6♠", "9♠", "5♥"}, False)
+    assert legal("3♠") == ({"3♠"}, True)
+    assert legal("9♠") == (set(), True)
+    assert legal("3♠ 3♠") == ({"4♠"}, True)
+    assert legal("3♠ 3♠ 4♠") == ({"4♠"}, False)
+    assert legal("3♠ 3♠ 4♠ 4♠") == (set(), True)  # 6♠ does not chain to 4♠ (5 between)
+
+
+# ---------------------------------------------------------------------------- matches
+def test_match_next_dealer_and_levels():
+    env = T.Tractor()
+    s = env.trick_state(["", "", "", ""], 2, "S", leader=1, dealer=1)
+    held = s.replace(attacker_points=jnp.int32(40), level_gain=jnp.array([0, 1], jnp.int32))
+    levels, dealer = T.TractorMatch.next_hand(jnp.array([3, 5]), held)
+    assert list(np.asarray(levels)) == [3, 6] and int(dealer) == 3
+    lost = s.replace(attacker_points=jnp.int32(130), level_gain=jnp.array([1, 0], jnp.int32))
+    levels, dealer = T.TractorMatch.next_hand(jnp.array([3, 5]), lost)
+    assert list(np.asarray(levels)) == [4, 5] and int(dealer) == 2
+
+
+# ---------------------------------------------------------------------------- brute force
+def _np_longest(counts, lv, tr, suit):
+    """Longest chain of pairs of ``counts`` (numpy, from the geometry tables) — test oracle."""
+    slot = tm.SLOT[lv, tr, suit]
+    pt = np.where(tm.P_MEM, slot[np.arange(16)[None, :], tm.P_ALT[:, None]], 54)
+    pairs = np.append(counts == 2, False)
+    held = np.all(~tm.P_MEM | pairs[pt], axis=1)
+    return int(np.max(np.where(held, tm.P_LEN, 0)))
+
+
+def _brute_follows(hand, lead, lv, tr):
+    """All legal follows by enumerating every n-card multiset of the hand (rules text)."""
+    eff = tm.EFF[lv, tr, :54]
+    suit = eff[lead > 0][0]
+    n = int(lead.sum())
+    k1 = _np_longest(lead, lv, tr, suit)
+    k1 = k1 if k1 >= 2 else 0
+    lead_pairs = int((lead == 2).sum())
+    h = np.where(eff == suit, hand, 0)
+    pool = [t for t in range(54) for _ in range(hand[t])]
+    out = set()
+    for combo in set(itertools.combinations(pool, n)):
+        f = np.bincount(combo, minlength=54)
+        if h.sum() <= n:
+            ok = (f >= h).all()
+        else:
+            ok = (f <= h).all()
+            p_t = min(lead_pairs, int((h == 2).sum()))
+            lh = _np_longest(h, lv, tr, suit)
+            t_star = min(k1, lh) if (k1 >= 2 and lh >= 2) else 0
+            ok &= int((f == 2).sum()) >= p_t
+            ok &= t_star == 0 or _np_longest(f, lv, tr, suit) >= t_star
+        if ok:
+            out.add(play(*[T.type_str(t) for t in combo]))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_follow_masks_match_brute_force(seed):
+    """The env's masks (walked by follow_options) give exactly the follows of the rules text."""
+    rng = np.random.default_rng(seed)
+    lv, tr = int(rng.integers(13)), int(rng.integers(5))
+    eff, order = tm.EFF[lv, tr, :54], tm.ORD[lv, tr, :54]
+    suit = 4 if seed % 2 else int(rng.choice([s for s in range(4) if s != tr]))
+    types = np.flatnonzero(eff == suit)
+    types = types[np.argsort(order[types])]
+    i = int(rng.integers(len(types) - 2))
+    lead = np.zeros(54, int)
+    lead[types[i]] = lead[types[i + 1]] = 2  # a tractor when the two orders chain
+    lead[types[(i + 5) % len(types)]] += 1
+    lead = np.minimum(lead, 2)
+    rest = 2 - lead
+    pool = np.repeat(np.arange(54), rest)
+    in_suit, other = pool[eff[pool] == suit], pool[eff[pool] != suit]
+    rng.shuffle(in_suit)
+    rng.shuffle(other)
+    k = 3 if seed == 4 else 9  # seed 4: a short suit
+    hand = np.bincount(np.concatenate([np.sort(in_suit)[: k + 4][rng.permutation(k + 4)][:k],
+                                       other[:3]]), minlength=54)
+    lead_s = [T.type_str(t) for t in range(54) for _ in range(lead[t])]
+    hand_s = [T.type_str(t) for t in range(54) for _ in range(hand[t])]
+    level, trump = lv + 2, ("S", "H", "D", "C", "NT")[tr]
+    got = opts(hand_s, lead_s, level, trump)
+    assert got and got == _brute_follows(hand, lead, lv, tr)
+
+
+def test_match_plays_into_the_next_hand(env_step):
+    env, _ = env_step
+    match = T.TractorMatch(env)
+    ms = match.init(jax.random.PRNGKey(3))
+    assert int(ms.hand.level) == 0 and int(ms.hand.dealer) == -1  # first hand: declarer deals
+    rng = np.random.default_rng(0)
+    key = jax.random.PRNGKey(4)
+    for _ in range(700):
+        prev = ms
+        key, k = jax.random.split(key)
+        a = int(rng.choice(np.flatnonzero(np.asarray(ms.hand.legal_action_mask))))
+        ms = match.step(ms, jnp.int32(a), k)
+        if int(ms.hands_played) == 1:
+            break
+    assert int(ms.hands_played) == 1
+    done = env.step(prev.hand, jnp.int32(a))  # the hand that just ended
+    assert bool(done.terminated)
+    np.testing.assert_array_equal(np.asarray(ms.hand.rewards), np.asarray(done.rewards))
+    np.testing.assert_array_equal(np.asarray(ms.team_levels), np.asarray(done.level_gain))
+    won = int(done.attacker_points + done.kitty_bonus + done.penalty) >= 80
+    d = int(done.dealer)
+    assert int(ms.hand.dealer) == ((d + 1) % 4 if won else (d + 2) % 4)
+    assert int(ms.hand.level) == int(ms.team_levels[int(ms.hand.dealer) % 2])
+    assert not bool(ms.hand.terminated) and int(ms.hand.phase) == T.DECLARE
+
+
+def test_hand_without_throws_or_chaodi():
+    """Options throws=False, chaodi=False: a random hand ends with no dead end, one-unit leads."""
+    env = T.Tractor(throws=False, chaodi=False, kitty_multiplier="times", levels="shengji_plus")
+    s = env.init(jax.random.PRNGKey(5))
+    rng = np.random.default_rng(5)
+    phases = set()
+    for _ in range(620):  # the step bound of conftest.MAX_STEPS
+        legal = np.flatnonzero(np.asarray(s.legal_action_mask))
+        assert legal.size
+        phases.add(int(s.phase))
+        prev = s
+        s = env.step(s, jnp.int32(rng.choice(legal)))
+        if int(prev.phase) == T.PLAY and int(s.num_in_trick) == 1 and int(prev.num_in_trick) == 0:
+            lead = np.asarray(s.trick[int(prev.current_player)])
+            assert int(s.revealed.sum()) == 0  # nothing is ever thrown back
+            assert (lead == 1).sum() <= 1 and ((lead == 1).sum() == 0 or lead.sum() == 1)
+        if bool(s.terminated):
+            break
+    assert bool(s.terminated) and T.CHAODI not in phases
+    assert int(s.attacker_points + s.defender_points + s.kitty_points) == 200
+    assert float(np.asarray(s.rewards).sum()) == 0.0
