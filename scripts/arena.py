@@ -3,17 +3,21 @@
 
     python scripts/arena.py --game gongzhu --a greed --b random --deals 256 --seed 11 --json
     python scripts/arena.py --game doudizhu --a rule --b random --deals 500 --seed 3 --json
+    python scripts/arena.py --game tractor --a rule --b random --deals 64 --json
 
 Every deal is played in each game of the game's duplicate scheme (``cardjax.eval.arena``):
 Gongzhu and Mini Dou Di Zhu in each seat rotation, A at team 0's seats (each side holds each hand;
 Mini Dou Di Zhu: A leads once, B once); Dou Dizhu twice, A the landlord against B's two peasants,
-then B the landlord against A's peasants.  Prints A's score per deal (its side's total averaged
-over the deal's games) +- standard error, and the game's own figures: WPG against Mr Greed
-(Gongzhu), landlord win rates and ADP (Dou Dizhu), A's win rate (Mini Dou Di Zhu).  ``--json``
-prints one JSON object (at least ``mean``, ``stderr``, ``games``, ``deals``, ``seed``); a progress
-bar goes to stderr.  An agent is a baseline registered for the game (``cardjax.agents``) or, for
-Gongzhu, a ScrofaZero training run directory (``experiments/scrofazero.py --out DIR``): its newest
-checkpoint plays under hidden information (``--worlds``, ``--sampling``, ``--iec``, ``--play_b``).
+then B the landlord against A's peasants; Tractor twice, A at seats {0, 2} then {1, 3} (same deal,
+level and dealer: each side attacks once and defends once with the same hands).  Prints A's score
+per deal (its side's total averaged over the deal's games) +- standard error, and the game's own
+figures: WPG against Mr Greed (Gongzhu), landlord win rates and ADP (Dou Dizhu), A's win rate
+(Mini Dou Di Zhu), win rate, leveling rate and AAPD (Tractor; the mean is A's level reward per
+hand).  ``--json`` prints one JSON object (at least ``mean``, ``stderr``, ``games``, ``deals``,
+``seed``); a progress bar goes to stderr.  An agent is a baseline registered for the game
+(``cardjax.agents``) or, for Gongzhu, a ScrofaZero training run directory
+(``experiments/scrofazero.py --out DIR``): its newest checkpoint plays under hidden information
+(``--worlds``, ``--sampling``, ``--iec``, ``--play_b``).
 
     python scripts/arena.py --a runs/scrofazero --b greed --deals 128
     python scripts/arena.py --a runs/scrofazero --b greed --sampling uniform --no-iec
@@ -33,7 +37,7 @@ from cardjax.eval import arena
 
 
 # Preferred default agent A per game, first registered one wins.
-DEFAULT_A = {"gongzhu": ("greed",), "doudizhu": ("rule",)}
+DEFAULT_A = {"gongzhu": ("greed",), "doudizhu": ("rule",), "tractor": ("rule",)}
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -41,7 +45,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--game", default="gongzhu", choices=cardjax.GAMES)
     parser.add_argument("--a", default=None,
                         help="agent A (a baseline name or a run directory; default: the game's "
-                        "strongest baseline, greed for Gongzhu, rule for Dou Dizhu, else random)")
+                        "strongest baseline, greed for Gongzhu, rule for Dou Dizhu and "
+                        "Tractor, else random)")
     parser.add_argument("--b", default="random", help="agent B (a baseline name or run directory)")
     parser.add_argument("--deals", type=positive_int, default=256)
     parser.add_argument("--seed", type=int, default=0)
@@ -77,6 +82,12 @@ def summary_line(args, r: dict) -> str:
         line += (f"\n  WP as landlord: {args.a} {r['wp_a_landlord']:.3f}, {args.b} "
                  f"{r['wp_b_landlord']:.3f};  ADP of {args.a}: {r['adp_a']:+.3f} per game "
                  f"(landlord {r['adp_a_landlord']:+.3f}, peasants {r['adp_a_peasants']:+.3f})")
+    if "leveling_rate" in r:
+        line += (f"\n  {args.a}: win rate {r['win_rate']:.3f}, leveling rate "
+                 f"{r['leveling_rate']:.3f} ({r['levels_a']:.0f} levels to {r['levels_b']:.0f}), "
+                 f"levels up in {r['level_up_rate']:.3f} of hands;  AAPD {r['aapd']:+.1f} "
+                 f"(attacking: {args.a} {r['a_attack_points']:.1f}, {args.b} "
+                 f"{r['b_attack_points']:.1f} points)")
     if "wp_a" in r:
         line += (f"\n  {args.a} wins {r['wp_a']:.3f} of games (leading {r['wp_a_first']:.3f}; "
                  f"{args.b} leading wins {r['wp_b_first']:.3f})")

@@ -16,7 +16,8 @@ Reported per row: lowering + XLA compile time (timed apart from execution), the 
 random-playout steps/s (steps of running games / seconds, best of ``--repeats``, after
 ``block_until_ready``) and games/s (steps/s over the mean game length, which the loop measures
 from the ``terminated`` flags and the step counts of the games that end; see
-``add_games_per_s``). Per game: the size of the jaxpr of one vmapped step, and the peers (other
+``add_games_per_s``; for Tractor a step is one sub-action and a game is one hand, so games/s is
+hands/s, see ``UNITS``). Per game: the size of the jaxpr of one vmapped step, and the peers (other
 simulators of a similar game, timed in the same run when they are installed; see ``PEERS``).
 
 Only the first device is used (the batch is not sharded); the device and its count are printed.
@@ -61,9 +62,15 @@ MAX_STEPS = 1_000_000  # per call, whatever the calibration says
 # Steps per compiled block: whole games for fixed-length games, so no slot idles. For games of
 # varying length a short block wastes fewer steps on slots whose game ended mid-block, a long one
 # deals less often: Dou Dizhu (random games ~61 steps, a deal costs about one step) is fastest
-# with 8 on a 2-core CPU; Mini Dou Di Zhu (~14 steps, a cheap deal) with 16.
-BLOCK = {"gongzhu": 52, "doudizhu": 8, "mini_doudizhu": 16}
+# with 8 on a 2-core CPU; Mini Dou Di Zhu (~14 steps, a cheap deal) with 16.  Tractor: a random
+# hand is ~275 sub-actions (104 declaration turns, 8 burials, chaodi, ~160 card sub-actions and
+# "done"s); blocks of 16..128 measured within noise on a shared 2-core CPU, 32 kept.
+BLOCK = {"gongzhu": 52, "doudizhu": 8, "mini_doudizhu": 16, "tractor": 32}
 DEFAULT_BLOCK = 32
+# What one step and one game are, for games where a step is not a whole move (printed and in the
+# JSON report under games[name]["units"]); the default is one move and one game.
+UNITS = {"tractor": {"step": "sub-action (a declaration or pass, one buried card, one card of a "
+                             "move, or 'done')", "game": "hand"}}
 # A batch size is skipped (and said so) where one game slot's state times this factor (the
 # step's intermediates: int32 copies of the legal mask and the like) would pass a quarter of the
 # memory: host RAM on CPU, the device's memory elsewhere.  Dou Dizhu's state carries a
@@ -506,6 +513,9 @@ def print_report(report: dict, args) -> None:
         print(f"{name}: best {_fmt_rate(best['steps_per_s'])}steps/s at batch {best['batch']}"
               + (f", mean game length {game['mean_game_length']:.1f} steps"
                  if game["mean_game_length"] else ""))
+        if "units" in game:
+            print(f"  a step is one {game['units']['step']}; a game is one {game['units']['game']}"
+                  f" (games/s = {game['units']['game']}s/s)")
         if not args.peers:
             print("  peers: skipped (--no-peers)")
         elif not game["peers"]:
@@ -558,6 +568,8 @@ def main(argv=None) -> dict:
         env = cardjax.make(name)
         sizes = jaxpr_size(env)
         game = {"env": repr(env), "jaxpr_eqns": sizes, "peers": {}}
+        if name in UNITS:
+            game["units"] = UNITS[name]
         report["games"][name] = game
         print(f"{name}: {env!r}; jaxpr of one vmapped step: {sizes['step_total']} equations "
               f"({sizes['step']} top level); with random action + auto-reset: "

@@ -8,6 +8,8 @@ Batches are small: the tests check rules, not throughput.
 from __future__ import annotations
 
 import functools
+import importlib.util
+import pathlib
 
 import jax
 import jax.numpy as jnp
@@ -43,6 +45,20 @@ def random_rollout(env, num_steps, key):
 
     _, (states, actions) = jax.lax.scan(body, first, jax.random.split(k_play, num_steps))
     return first, states, actions
+
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def load_script(path: str):
+    """A command-line script (``"scripts/arena.py"``, ``"experiments/douzero.py"``) as a module,
+    loaded by file path under a private name, so it cannot shadow an installed package."""
+    file = ROOT / path
+    name = "cardjax_script_" + file.parent.name + "_" + file.stem
+    spec = importlib.util.spec_from_file_location(name, file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 class Compiled:

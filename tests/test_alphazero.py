@@ -18,10 +18,9 @@ import pytest
 
 from cardjax.search import mcts
 from cardjax.train import alphazero
+from conftest import load_script
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "experiments"))
-import scrofazero  # noqa: E402  (the experiment script)
+scrofazero = load_script("experiments/scrofazero.py")
 
 TINY = alphazero.Config(num_envs=2, width=16, depth=1, minibatch=64, epochs=1)
 TINY_FLAGS = ["--num_envs", "2", "--width", "16", "--depth", "1", "--minibatch", "64",
@@ -170,7 +169,7 @@ def test_cli_rejects_bad_flags(flag, capsys):
 @pytest.mark.slow
 def test_sharded_step_matches_single_device():
     """The step on a 4-device mesh (forced CPU devices) equals the unsharded step."""
-    code = f"""
+    code = """
 import jax, numpy as np
 from cardjax.train import alphazero
 cfg = alphazero.Config(num_envs=4, width=16, depth=1, minibatch=64, epochs=1)
@@ -197,8 +196,7 @@ print("ok", float(m1["loss"]))
 
 def test_arena_plays_a_checkpoint(run1, capsys):
     """scripts/arena.py loads a run directory as a player (hidden information, 2 worlds)."""
-    sys.path.insert(0, os.path.join(ROOT, "scripts"))
-    import arena as arena_script
+    arena_script = load_script("scripts/arena.py")
 
     result = arena_script.main(["--a", run1, "--b", "random", "--deals", "2", "--worlds", "2",
                                 "--sampling", "uniform", "--play_b", "0", "--json",
@@ -210,8 +208,7 @@ def test_arena_plays_a_checkpoint(run1, capsys):
 
 
 def test_sampling_table_needs_a_run(tmp_path):
-    sys.path.insert(0, os.path.join(ROOT, "scripts"))
-    import sampling_table
+    sampling_table = load_script("scripts/sampling_table.py")
 
     with pytest.raises(SystemExit, match="not a training run directory"):
         sampling_table.main([str(tmp_path), "--deals", "1"])

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import pathlib
 
 import jax
 import jax.numpy as jnp
@@ -14,15 +12,12 @@ import pytest
 import cardjax
 from cardjax import agents
 from cardjax.eval import arena
+import conftest
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def load_script(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return conftest.load_script(f"scripts/{name}.py")
 
 
 def test_rotation_gives_each_side_each_hand(gongzhu):
@@ -239,3 +234,18 @@ def test_mini_match_reports_win_rates():
     assert r["wp_a_first"] == pytest.approx(np.mean(scores[0] > 0))
     assert r["wp_b_first"] == pytest.approx(np.mean(scores[1] < 0))
     assert r["mean"] == pytest.approx(2 * r["wp_a"] - 1)
+
+
+# ---------------------------------------------------------------------------------- Tractor
+def test_cli_tractor_defaults_to_the_rule_player_and_prints_its_metrics():
+    # the match itself is played in tests/test_agents_tractor.py; this checks the CLI plumbing
+    cli = load_script("arena")
+    args = cli.parse_args(["--game", "tractor"])
+    assert args.a == "rule" and args.b == "random"
+    assert arena.scheme(cardjax.make("tractor")).side == "team"
+    r = {"deals": 4, "games": 8, "mean": 1.25, "stderr": 0.5,
+         **arena.tractor_metrics([2, 0, 1, -1], [False, True, True, False], [20, 90, 125, 130])}
+    line = cli.summary_line(args, r)
+    assert line.startswith("tractor: rule vs random over 4 deals (8 games): +1.250 +- 0.500")
+    assert "win rate 0.750" in line and "leveling rate 0.750 (3 levels to 1)" in line
+    assert "AAPD +32.5" in line and "rule 107.5, random 75.0 points" in line

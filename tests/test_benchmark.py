@@ -106,3 +106,19 @@ def test_mini_doudizhu_tiny_run(bench_script, tmp_path):
     assert row["steps_per_call"] == 32 and row["block"] == 16  # whole blocks of 16
     assert row["steps_per_s"] > 0 and report["games"]["mini_doudizhu"]["skipped_batch_sizes"] == []
     assert report["games"]["mini_doudizhu"]["peers"] == {}
+
+
+def test_tractor_tiny_run_counts_sub_actions_and_hands(bench_script, capsys):
+    assert bench_script.BLOCK["tractor"] == 32
+    argv = ["--games", "tractor", "--batch-sizes", "2", "--steps", "320", "--repeats", "1",
+            "--no-peers"]
+    report = bench_script.main(argv)
+    (row,) = report["rows"]
+    assert row["steps_per_call"] == 320 and row["block"] == 32
+    assert row["steps_per_s"] > 0
+    # a random hand is a few hundred sub-actions (104 declaration turns alone)
+    if row["games_finished"]:
+        assert 112 < row["mean_game_length"] < 613
+    game = report["games"]["tractor"]
+    assert game["units"]["game"] == "hand" and "sub-action" in game["units"]["step"]
+    assert "a game is one hand (games/s = hands/s)" in capsys.readouterr().out

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import sys
 
 import pytest
+from conftest import load_script
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import play  # noqa: E402
+play = load_script("scripts/play.py")
 
 
 class Player:

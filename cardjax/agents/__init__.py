@@ -22,6 +22,7 @@ _BASELINES = {
     ("gongzhu", "if"): "cardjax.agents.gongzhu_if:make",
     ("gongzhu", "greed"): "cardjax.agents.gongzhu_greed:make",
     ("doudizhu", "rule"): "cardjax.agents.doudizhu_rule:make",
+    ("tractor", "rule"): "cardjax.agents.tractor_rule:make",
 }
 
 
@@ -38,8 +39,10 @@ def load(env, spec: str, **options) -> Agent:
         if not os.path.isdir(spec):
             raise ValueError(f"{spec!r} is neither a baseline of {env.name} "
                              f"({', '.join(baselines(env.name))}) nor a run directory")
-        from cardjax.agents import scrofazero
+        from cardjax.agents import dmc, scrofazero
 
+        if dmc.is_run(spec):  # a run of cardjax.train.dmc (its config says so)
+            return dmc.load(env, spec, **options)
         return scrofazero.load(env, spec, **options)
     return get(env, spec)
 

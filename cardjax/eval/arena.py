@@ -10,12 +10,20 @@ How a game builds those games is its *duplicate scheme* (:data:`SCHEMES`):
 - Dou Dizhu (:func:`role_swap`): the same deal (three hands and the bottom) twice; in the first
   game A is the landlord and B plays both peasants, in the second B is the landlord and A plays
   both peasants.
+- Tractor (:func:`team_swap`): the same initial state (deal order, level, dealer) twice; A plays
+  seats {0, 2} in the first game and {1, 3} in the second.  Every seat receives the same cards in
+  the same order in both games and the dealer seat is the same, so each side holds each pair of
+  hands once and, with a dealer fixed by the deal (``dealer="random"``, the default, or a seat),
+  attacks once and defends once with the same cards.  The trump can differ between the two games:
+  the players declare it during the deal.  (With ``dealer="declarer"`` the declarations decide
+  the dealer and the roles need not swap; the metrics still use the roles actually played.)
 
 A game's score is A's side total (:class:`Scheme` ``side``): the reward of A's team in Gongzhu
 (teammates share it), the sum over A's seats in Dou Dizhu (landlord ``+-2m``, both peasants
-together ``-+2m`` under ADP).  A deal's score is the mean over its games; the match reports the
-mean over deals and its standard error, plus per-game figures (:func:`duplicate_match`).  Against
-Mr Greed (``b="greed"``) the Gongzhu mean is the ScrofaZero paper's WPG.
+together ``-+2m`` under ADP; Tractor: the levels A's team gained in the hand, or minus those B's
+team gained).  A deal's score is the mean over its games; the match reports the mean over deals
+and its standard error, plus per-game figures (:func:`duplicate_match`).  Against Mr Greed
+(``b="greed"``) the Gongzhu mean is the ScrofaZero paper's WPG.
 """
 
 from __future__ import annotations
@@ -47,12 +55,17 @@ class Scheme(NamedTuple):
     states and bool[n, num_players] seat masks, from the batch ``first`` of ``env.init`` deals.
     ``side``: ``"team"`` (A's score is the reward of any one of its seats: teammates share the team
     reward) or ``"sum"`` (the sum of the rewards of A's seats).
-    ``summary(env, scores) -> dict``: extra result keys from A's scores float[games, deals].
+    ``summary(env, scores, a, b, **outcome) -> dict``: extra result keys from A's scores
+    float[games, deals] (and the ``outcome`` arrays, when the scheme has one).
     """
 
     build: Callable
     side: str
     summary: Callable
+    # optional: ``outcome(env, final_states, a_seats) -> dict of arrays [B]`` computed in the
+    # compiled play from the finished games; its entries reach ``summary`` as keyword arguments
+    # (arrays [games, deals]).  Schemes without one get ``summary(env, scores, a, b)``.
+    outcome: Callable | None = None
 
 
 def seat_rotation(env, first):
@@ -96,10 +109,68 @@ def _mini_summary(env, scores, a, b):
     }
 
 
+def team_swap(env, first):
+    """Tractor: the same deal, level and dealer twice; A at seats {0, 2}, then at {1, 3}."""
+    n = first.terminated.shape[0]
+    even = jnp.broadcast_to(jnp.arange(env.num_players) % 2 == 0, (n, env.num_players))
+    return [first, first], [even, ~even]
+
+
+def _tractor_outcome(env, states, a_seats):
+    """Per finished hand: whether A's team attacked, and the attackers' final score (tricks +
+    kitty bonus + throw penalties, at least 0: the figure the level table reads)."""
+    rows = jnp.arange(a_seats.shape[0])
+    attacker_seat = (states.dealer + 1) % env.num_players
+    score = jnp.maximum(states.attacker_points + states.kitty_bonus + states.penalty, 0)
+    return {"a_attacks": a_seats[rows, attacker_seat], "attack_score": score.astype(jnp.int32)}
+
+
+def tractor_metrics(scores, a_attacks, attack_score) -> dict:
+    """Tractor match figures (rules file; ShengJi+ report 4.6) from per-hand arrays of one shape:
+    ``scores`` A's level reward (levels A's team gained, or minus those B's team gained),
+    ``a_attacks`` whether A's team attacked, ``attack_score`` the attackers' final points.
+
+    - ``win_rate``: share of hands A's team won (the attackers win with at least 80 points, else
+      the defenders): the report's win rate;
+    - ``level_up_rate``: share of hands in which A's team gained levels (attackers with 80..115
+      win the hand but gain none);
+    - ``leveling_rate``: levels gained by A / levels gained by both (nan if none);
+    - ``aapd``: A's mean attacking score minus B's mean attacking score (``a_attack_points``,
+      ``b_attack_points``; nan where a side never attacked);
+    - ``levels_a``, ``levels_b``: levels gained in all.
+    """
+    scores = np.asarray(scores, np.float64).ravel()
+    att = np.asarray(a_attacks, bool).ravel()
+    pts = np.asarray(attack_score, np.float64).ravel()
+    if not scores.shape == att.shape == pts.shape:
+        raise ValueError("scores, a_attacks and attack_score must have one shape")
+    won = np.where(att, pts >= 80, pts < 80)
+    up_a = np.maximum(scores, 0).sum()
+    up_b = np.maximum(-scores, 0).sum()
+    total = up_a + up_b
+    a_pts = float(pts[att].mean()) if att.any() else float("nan")
+    b_pts = float(pts[~att].mean()) if (~att).any() else float("nan")
+    return {
+        "win_rate": float(won.mean()),
+        "level_up_rate": float(np.mean(scores > 0)),
+        "leveling_rate": float(up_a / total) if total > 0 else float("nan"),
+        "aapd": a_pts - b_pts,
+        "a_attack_points": a_pts,
+        "b_attack_points": b_pts,
+        "levels_a": float(up_a),
+        "levels_b": float(up_b),
+    }
+
+
+def _tractor_summary(env, scores, a, b, a_attacks, attack_score):
+    return tractor_metrics(scores, a_attacks, attack_score)
+
+
 SCHEMES: dict[str, Scheme] = {
     "gongzhu": Scheme(seat_rotation, "team", _gongzhu_summary),
     "mini_doudizhu": Scheme(seat_rotation, "sum", _mini_summary),
     "doudizhu": Scheme(role_swap, "sum", _doudizhu_summary),
+    "tractor": Scheme(team_swap, "team", _tractor_summary, _tractor_outcome),
 }
 
 
@@ -123,14 +194,16 @@ def duplicate_states(env, keys) -> Duplicates:
 _PLAY_CACHE: dict = {}
 
 
-def make_play(env, a: Agent, b: Agent):
+def make_play(env, a: Agent, b: Agent, outcome: Callable | None = None):
     """Jitted ``play(states, a_seats, key, a_params, b_params) -> rewards summed over each game``
     (float32[B, P]); A acts at the seats where ``a_seats`` (bool[B, P]) is True, B at the others.
+    With ``outcome`` (a scheme's, see :class:`Scheme`) it returns ``(rewards, outcome(env,
+    final_states, a_seats))``.
 
     The agents' params are arguments, not constants, and the compiled function is cached per
-    ``(env, a.act, b.act)``: evaluating new weights of the same agent does not recompile.
+    ``(env, a.act, b.act, outcome)``: evaluating new weights of the same agent does not recompile.
     """
-    cache_key = (env, a.act, b.act)
+    cache_key = (env, a.act, b.act) if outcome is None else (env, a.act, b.act, outcome)
     if cache_key in _PLAY_CACHE:
         return _PLAY_CACHE[cache_key]
 
@@ -153,8 +226,10 @@ def make_play(env, a: Agent, b: Agent):
             return s, total + s.rewards, key
 
         total = jnp.zeros_like(states.rewards)
-        _, total, _ = jax.lax.while_loop(cond, body, (states, total, key))
-        return total
+        final, total, _ = jax.lax.while_loop(cond, body, (states, total, key))
+        if outcome is None:
+            return total
+        return total, outcome(env, final, a_seats)
 
     _PLAY_CACHE[cache_key] = jax.jit(play)
     return _PLAY_CACHE[cache_key]
@@ -179,12 +254,16 @@ def duplicate_match(env, a: Agent, b: Agent, deals: int, seed: int = 0, batch: i
     games, and its standard error over deals) and the scheme's extra keys: Gongzhu ``wpg``
     against Mr Greed; Dou Dizhu ``wp_a_landlord``, ``wp_b_landlord`` (landlord win rates),
     ``adp_a`` (A's points per game over both roles; = ``mean``), ``adp_a_landlord``,
-    ``adp_a_peasants``; Mini Dou Di Zhu ``wp_a`` (A's win rate), ``wp_a_first``, ``wp_b_first``.
+    ``adp_a_peasants``; Mini Dou Di Zhu ``wp_a`` (A's win rate), ``wp_a_first``, ``wp_b_first``;
+    Tractor (``mean``: A's level reward per hand) ``win_rate``, ``level_up_rate``,
+    ``leveling_rate``, ``aapd``, ``a_attack_points``, ``b_attack_points``, ``levels_a``,
+    ``levels_b`` (:func:`tractor_metrics`).
 
     The deals depend on ``seed`` and ``deals`` only, so matches with the same seed are played
     on the same deals and can be compared deal by deal (``per_deal=True`` adds the list of
     per-deal scores under ``"per_deal"`` and A's score in each game, ``[games][deals]``, under
-    ``"per_game"``).
+    ``"per_game"``; for a scheme with an outcome, its arrays ``[games][deals]`` under
+    ``"per_game_outcome"``).
     """
     if deals < 1:
         raise ValueError(f"deals must be at least 1, got {deals}")
@@ -195,8 +274,9 @@ def duplicate_match(env, a: Agent, b: Agent, deals: int, seed: int = 0, batch: i
     key = jax.random.PRNGKey(seed)
     deal_key, play_key = jax.random.split(key)
     deal_keys = jax.random.split(deal_key, deals)
-    play = make_play(env, a, b)
+    play = make_play(env, a, b, plan.outcome)
     scores = []  # [games, n] per chunk
+    outcomes = []  # per chunk: the scheme's outcome arrays, [games, n] each
     bar = tqdm(total=deals, desc=f"{a.name} vs {b.name}", unit="deal", file=sys.stderr,
                disable=not progress)
     for start in range(0, deals, batch):
@@ -207,6 +287,10 @@ def duplicate_match(env, a: Agent, b: Agent, deals: int, seed: int = 0, batch: i
         dup = duplicate_states(env, keys)
         total = play(dup.states, dup.a_seats, jax.random.fold_in(play_key, start), a.params,
                      b.params)
+        if plan.outcome is not None:
+            total, extra = total
+            outcomes.append({k: np.asarray(v).reshape(dup.games, batch)[:, :n]
+                             for k, v in extra.items()})
         score = side_scores(total, dup.a_seats, plan.side).reshape(dup.games, batch)[:, :n]
         scores.append(score)
         if progress:
@@ -227,9 +311,15 @@ def duplicate_match(env, a: Agent, b: Agent, deals: int, seed: int = 0, batch: i
         "seed": seed,
         "mean": mean,
         "stderr": stderr,
-        **plan.summary(env, scores, a, b),
     }
+    if plan.outcome is None:
+        result.update(plan.summary(env, scores, a, b))
+    else:
+        extra = {k: np.concatenate([o[k] for o in outcomes], axis=1) for k in outcomes[0]}
+        result.update(plan.summary(env, scores, a, b, **extra))
     if per_deal:
         result["per_deal"] = per_deal_scores.tolist()
         result["per_game"] = scores.tolist()
+        if plan.outcome is not None:
+            result["per_game_outcome"] = {k: v.tolist() for k, v in extra.items()}
     return result

@@ -39,7 +39,6 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 import optax
 from flax import struct
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
@@ -49,6 +48,7 @@ from cardjax.games.gongzhu import NUM_CARDS, ORACLE_SIZE
 from cardjax.nets.policy_value import PolicyValueNet, oracle_value_fn
 from cardjax.search import mcts
 from cardjax.train.losses import alphazero_loss, make_optimizer
+from cardjax.train.runner import data_mesh  # noqa: F401  (re-exported for scripts)
 
 Array = jax.Array
 MOVES = NUM_CARDS  # a Gongzhu game is 52 plays (no exposure phase in training)
@@ -311,9 +311,3 @@ class Train:
     update: Any
     self_play: Any
     loss: Any
-
-
-def data_mesh(devices=None) -> Mesh:
-    """A 1-D mesh named ``data`` over ``devices`` (default: every device of every process)."""
-    devices = np.asarray(jax.devices() if devices is None else devices)
-    return Mesh(devices.reshape(-1), ("data",))

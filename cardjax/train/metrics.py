@@ -58,12 +58,13 @@ def truncate_after(path: str, iteration: int) -> list[dict]:
     return kept
 
 
-def plot_curves(records: list[dict], evals: list[dict], path: str, title: str = "") -> None:
+def plot_curves(records: list[dict], evals: list[dict], path: str, title: str = "",
+                rate_name: str = "positions_per_s", eval_name: str = "WPG") -> None:
     """Loss terms, speed and evaluation score against iteration, one PNG.
 
-    ``records``: metrics.jsonl rows (``iteration``, ``loss``, ``policy_kl``, ``value_l1``,
-    ``positions_per_s`` when present); ``evals``: rows with ``iteration``, ``elapsed_s``,
-    ``mean`` and ``stderr`` (e.g. WPG).
+    ``records``: metrics.jsonl rows (``iteration``, ``loss`` and, when present, ``policy_kl``,
+    ``value_l1``, ``target_abs``, the speed ``rate_name``); ``evals``: rows with ``iteration``,
+    ``elapsed_s``, ``mean`` and ``stderr`` (the score ``eval_name``, e.g. WPG or ADP).
     """
     import matplotlib
 
@@ -79,20 +80,25 @@ def plot_curves(records: list[dict], evals: list[dict], path: str, title: str = 
             ax.plot(it, ys, label=label or key)
 
     line(axes[0, 0], "loss")
-    line(axes[0, 0], "policy_kl")
+    if any("policy_kl" in r for r in records):
+        line(axes[0, 0], "policy_kl")
     axes[0, 0].set_title("loss")
     axes[0, 0].legend()
-    line(axes[0, 1], "value_l1")
-    axes[0, 1].set_title("value error (points)")
-    line(axes[1, 0], "positions_per_s")
-    axes[1, 0].set_title("positions/s (self-play + update)")
+    if any("value_l1" in r for r in records):
+        line(axes[0, 1], "value_l1")
+        axes[0, 1].set_title("value error (points)")
+    else:
+        line(axes[0, 1], "target_abs")
+        axes[0, 1].set_title("mean |target|")
+    line(axes[1, 0], rate_name)
+    axes[1, 0].set_title(rate_name.replace("_per_s", "/s") + " (whole step)")
     ax = axes[1, 1]
     if evals:
         xs = [e["elapsed_s"] / 60 for e in evals]
         ax.errorbar(xs, [e["mean"] for e in evals], yerr=[e["stderr"] for e in evals],
                     marker="o", capsize=3)
         ax.axhline(0.0, color="grey", lw=0.8)
-    ax.set_title("evaluation (WPG) vs minutes of training")
+    ax.set_title(f"evaluation ({eval_name}) vs minutes of training")
     for a in axes.flat:
         a.set_xlabel("iteration")
     ax.set_xlabel("minutes")

@@ -65,6 +65,29 @@ class RunFiles:
         os.replace(tmp, self.eval)
 
 
+def data_mesh(devices=None):
+    """A 1-D mesh named ``data`` over ``devices`` (default: every device of every process)."""
+    from jax.sharding import Mesh
+
+    devices = np.asarray(jax.devices() if devices is None else devices)
+    return Mesh(devices.reshape(-1), ("data",))
+
+
+_COMPILED: dict = {}
+
+
+def compile_step(step, state):
+    """``step`` compiled ahead of time for ``state``'s shapes, kept per (step, shapes) so that a
+    second run in the same process (tests, notebooks) does not compile it again."""
+    if not hasattr(step, "lower"):
+        return step
+    leaves, tree = jax.tree_util.tree_flatten(state)
+    sig = (step, tree, tuple((np.shape(x), str(getattr(x, "dtype", type(x)))) for x in leaves))
+    if sig not in _COMPILED:
+        _COMPILED[sig] = step.lower(state).compile()
+    return _COMPILED[sig]
+
+
 def existing_run(out: str) -> int | None:
     """The newest checkpointed iteration of the run in ``out``, or None."""
     if not os.path.isdir(os.path.join(out, "checkpoints")):
@@ -73,14 +96,17 @@ def existing_run(out: str) -> int | None:
 
 
 def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
-        units_per_iteration: int, rate_name: str = "positions_per_s",
+        units_per_iteration: int | str, rate_name: str = "positions_per_s",
         evaluate: Callable | None = None, eval_every: int = 0, eval_info: dict | None = None,
         checkpoint_every: int = 1, progress: bool = True, is_main: bool = True,
-        title: str = "", checkpoints: Checkpoints | None = None) -> Any:
+        title: str = "", checkpoints: Checkpoints | None = None,
+        eval_name: str = "WPG") -> Any:
     """Run ``step`` until ``state.iteration == iterations``; returns the final state.
 
     ``state`` is a fresh or restored train state with an int ``iteration`` field; ``step(state)
-    -> (state, metrics)``.  ``evaluate(state) -> dict`` with at least ``mean`` and ``stderr``
+    -> (state, metrics)``.  The speed ``rate_name`` is ``units_per_iteration`` per second of the
+    step: a fixed count, or the name of the metric that counts an iteration's units (e.g.
+    ``"frames"`` when the number of decisions varies).  ``evaluate(state) -> dict`` with at least ``mean`` and ``stderr``
     runs every ``eval_every`` iterations and after the last one (never when None or
     ``eval_every == 0``).  Only the main process (``is_main``) writes logs and plots; every
     process takes part in checkpoints.
@@ -97,7 +123,6 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
         return evaluate is not None and eval_every > 0 and (i % eval_every == 0 or i == iterations)
 
     def run_eval(i):
-        nonlocal evals
         t0 = time.perf_counter()
         result = evaluate(state)
         evals.append({"iteration": i, "elapsed_s": elapsed,
@@ -112,7 +137,7 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
     if start < iterations and hasattr(step, "lower"):
         # compile before the clock starts, so the first iteration's speed is a real one
         t0 = time.perf_counter()
-        step = step.lower(state).compile()
+        step = compile_step(step, state)
         if is_main and progress:
             print(f"compiled the training step in {time.perf_counter() - t0:.1f} s",
                   file=sys.stderr)
@@ -125,15 +150,16 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
         m = {k: float(v) for k, v in jax.device_get(m).items()}
         seconds = time.perf_counter() - t0
         elapsed += seconds
-        record = {"iteration": i, **m, "seconds": seconds, "elapsed_s": elapsed,
-                  rate_name: units_per_iteration / seconds}
+        units = m[units_per_iteration] if isinstance(units_per_iteration, str) \
+            else units_per_iteration
+        rate = units / seconds
+        record = {"iteration": i, **m, "seconds": seconds, "elapsed_s": elapsed, rate_name: rate}
         if is_main:
             mlog.append_jsonl(files.metrics, record)
             records.append(record)
         if i % checkpoint_every == 0 or i == iterations:
             ckpt.save(i, state, config)
-        post = {"loss": f"{m['loss']:.3f}", rate_name.split("_per_")[0] + "/s":
-                f"{units_per_iteration / seconds:,.0f}"}
+        post = {"loss": f"{m['loss']:.3f}", rate_name.split("_per_")[0] + "/s": f"{rate:,.0f}"}
         if due(i):
             ckpt.wait()
             r = run_eval(i)
@@ -141,7 +167,8 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
         bar.set_postfix(post)
         bar.update(1)
         if is_main and (due(i) or i == iterations):
-            mlog.plot_curves(records, evals, files.curves, title)
+            mlog.plot_curves(records, evals, files.curves, title, rate_name=rate_name,
+                             eval_name=eval_name)
     bar.close()
     ckpt.wait()
     return state

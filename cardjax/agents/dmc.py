@@ -1,0 +1,113 @@
+"""A trained DMC player (DouZero) loaded from a training run (``experiments/douzero.py --out DIR``).
+
+``load(env, path, **opts)`` restores the newest (or a chosen) checkpoint's Q networks (one per
+role) and returns an :class:`~cardjax.agents.Agent` that plays greedily: the legal actions are
+compacted into ``k`` slots (default: the run's ``k``; :func:`cardjax.train.dmc.compact`), the
+network of the acting seat's role scores them and the best one is played -- no exploration.
+``act`` is for one game; under ``vmap`` (the arena) a custom batching rule scores the whole
+batch at once in the trainer's tiers (:func:`cardjax.train.dmc.greedy_actions`), the same
+choices at a fraction of the cost of scoring every slot of every game.  A
+position with more than ``k`` legal actions chooses among the first ``k`` (increasing action id);
+pass a larger ``k`` to widen it.
+
+:func:`is_run` tells whether a run directory was made by the DMC trainer (its saved config has
+``"algorithm": "dmc"``), for ``cardjax.agents.load`` to dispatch on.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from cardjax.train import dmc
+from cardjax.train.checkpoint import Checkpoints, find_run
+
+# Options of the search players that scripts/arena.py passes to every loader; a greedy DMC player
+# has no use for them.
+_SEARCH_OPTIONS = {"worlds", "sampling", "iec", "b"}
+
+
+def saved_config(path: str, iteration: int | None = None) -> dict:
+    """The config dict saved with a run's checkpoint (default: the newest)."""
+    ckpt = Checkpoints(find_run(path))
+    try:
+        return ckpt.config(iteration)
+    finally:
+        ckpt.close()
+
+
+def is_run(path: str) -> bool:
+    """True when ``path`` is a run directory of the DMC trainer."""
+    try:
+        return saved_config(path).get("algorithm") == "dmc"
+    except (ValueError, FileNotFoundError):
+        return False
+
+
+def load_params(path: str, iteration: int | None = None):
+    """``(params, config)`` of a run's checkpoint (default: the newest); params have a leading
+    axis of ``config.num_roles``."""
+    ckpt = Checkpoints(find_run(path))
+    try:
+        cfg = dmc.Config.from_dict(ckpt.config(iteration))
+        train = dmc.make_train(cfg)
+        state = ckpt.restore(jax.eval_shape(train.init, jax.random.PRNGKey(0)), iteration)
+    finally:
+        ckpt.close()
+    return state.params, cfg
+
+
+def agent_from_params(env, params, cfg: dmc.Config, name: str = "douzero", k: int | None = None):
+    """The greedy player of the networks ``params`` (stacked per role) trained with ``cfg``."""
+    from cardjax.agents import Agent
+
+    if env.name != cfg.game:
+        raise ValueError(f"a {cfg.game} DMC checkpoint cannot play {env.name}")
+    game = dmc.make_game(cfg, env)
+    net = dmc.make_net(cfg, game)
+    k = cfg.k if k is None else int(k)
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+
+    def one(params, state):
+        idx, valid, q = dmc.q_values(net, game, params, state, k)
+        return idx[jnp.argmax(q)]
+
+    @jax.custom_batching.custom_vmap
+    def choose(params, state):
+        return one(params, state)
+
+    @choose.def_vmap
+    def _choose_batch(axis_size, in_batched, params, state):
+        # The arena vmaps ``act`` over games: score the whole batch at once, in tiers
+        # (``dmc.greedy_actions``), instead of every slot of every game under every network.
+        params_batched, state_batched = in_batched
+        if any(jax.tree_util.tree_leaves(params_batched)):
+            axes = (jax.tree_util.tree_map(lambda b: 0 if b else None, params_batched),
+                    jax.tree_util.tree_map(lambda b: 0 if b else None, state_batched))
+            return jax.vmap(one, in_axes=axes)(params, state), True
+        state = jax.tree_util.tree_map(
+            lambda x, b: x if b else jnp.broadcast_to(x, (axis_size,) + jnp.shape(x)),
+            state, state_batched)
+        return dmc.greedy_actions(net, game, params, state, k, cfg.k_fast), True
+
+    def act(params, key, state):
+        del key
+        return choose(params, state)
+
+    return Agent(name, act, params)
+
+
+def load(env, path: str, iteration: int | None = None, name: str | None = None,
+         k: int | None = None, **options):
+    """The greedy DMC player of the run at ``path`` (a run directory or its ``checkpoints``).
+
+    ``options``: the search players' options (``worlds``, ``sampling``, ``iec``, ``b``, passed
+    by ``scripts/arena.py`` to every loader) are accepted and ignored; others are an error.
+    """
+    unknown = set(options) - _SEARCH_OPTIONS
+    if unknown:
+        raise ValueError(f"unknown options {sorted(unknown)} for a DMC player; known: "
+                         "iteration, name, k")
+    params, cfg = load_params(path, iteration)
+    return agent_from_params(env, params, cfg, name=name or "douzero", k=k)

@@ -1,0 +1,309 @@
+"""Deep Monte Carlo training (cardjax.train.dmc), its command (experiments/douzero.py) and the
+greedy player loaded from a run (cardjax.agents.dmc).
+
+Sizes are tiny (4 games per iteration, 16-32 wide nets, 64 candidate slots): these tests check
+the targets, the compaction, the update, exact resumption and legality, not playing strength.
+One training step is compiled for the whole module (``dmc.cached_train`` keeps it across the
+``main`` calls).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import cardjax
+from cardjax.agents import dmc as dmc_agent
+from cardjax.eval import arena
+from cardjax.games.doudizhu import OBS_SIZE
+from cardjax.train import dmc
+from cardjax.train.checkpoint import Checkpoints
+from conftest import load_script
+
+douzero = load_script("experiments/douzero.py")
+
+TINY = {"num_envs": 4, "k": 64, "lstm": 16, "width": 32, "depth": 1, "head_width": 32,
+        "head_depth": 2, "minibatch": 64, "replay": 1}
+TINY_FLAGS = [x for k, v in TINY.items() for x in (f"--{k}", str(v))] + [
+    "--eval_deals", "0", "--no-progress"]
+TIMING = {"seconds", "elapsed_s", "games_per_s", "frames_per_s"}
+
+
+# ------------------------------------------------------------------------------- return targets
+def test_returns_hand_built_episode():
+    """Game 0: seats 0, 1, 2, 0 then the landlord (seat 0) wins at step 3 (rewards 2, -1, -1);
+    step 4 is padding.  Game 1 never finished (truncated): all its weights are 0."""
+    T, B = 5, 2
+    rewards = np.zeros((T, B, 3), np.float32)
+    rewards[3, 0] = [2.0, -1.0, -1.0]
+    rewards[4, 1] = [5.0, 5.0, 5.0]  # never counted: game 1 is truncated
+    seats = np.array([[0, 0], [1, 1], [2, 2], [0, 0], [1, 1]], np.int32)
+    alive = np.array([[1, 1], [1, 1], [1, 1], [1, 1], [0, 1]], bool)
+    finished = np.array([True, False])
+    targets, weights = dmc.returns(jnp.asarray(rewards), jnp.asarray(seats), jnp.asarray(alive),
+                                   jnp.asarray(finished), 0.5)
+    targets, weights = np.asarray(targets), np.asarray(weights)
+    # gamma = 0.5: the final reward of each mover's seat, discounted by the steps to the end
+    np.testing.assert_allclose(targets[:, 0], [2.0 * 0.125, -1.0 * 0.25, -1.0 * 0.5, 2.0, 0.0])
+    np.testing.assert_array_equal(weights[:, 0], [1, 1, 1, 1, 0])
+    np.testing.assert_array_equal(weights[:, 1], 0)
+    np.testing.assert_array_equal(targets[:, 1], 0)
+    # gamma = 1: every decision gets its seat's final reward (landlord +2, peasants -1)
+    targets, _ = dmc.returns(jnp.asarray(rewards), jnp.asarray(seats), jnp.asarray(alive),
+                             jnp.asarray(finished), 1.0)
+    np.testing.assert_allclose(np.asarray(targets)[:4, 0], [2.0, -1.0, -1.0, 2.0])
+
+
+# ----------------------------------------------------------------------------------- compaction
+def test_compact_small_masks():
+    mask = np.zeros(10, bool)
+    mask[[1, 4, 7]] = True
+    idx, valid, over = jax.jit(dmc.compact, static_argnums=1)(mask, 5)
+    assert np.asarray(idx).tolist() == [1, 4, 7, 9, 9]  # padding keeps the order
+    assert np.asarray(valid).tolist() == [True, True, True, False, False]
+    assert not bool(over)
+    idx, valid, over = dmc.compact(mask, 3)  # exactly k: no overflow
+    assert np.asarray(idx).tolist() == [1, 4, 7] and bool(np.all(valid)) and not bool(over)
+    idx, valid, over = dmc.compact(mask, 2)
+    assert np.asarray(idx).tolist() == [1, 4] and bool(np.all(valid)) and bool(over)
+    idx, valid, over = dmc.compact(np.zeros(10, bool), 2)
+    assert not np.any(np.asarray(valid)) and not bool(over)
+
+
+def test_compact_keeps_exactly_the_legal_actions():
+    rng = np.random.default_rng(0)
+    masks = rng.random((6, 300)) < np.array([0.01, 0.05, 0.1, 0.2, 0.5, 0.0])[:, None]
+    idx, valid, over = jax.jit(jax.vmap(dmc.compact, in_axes=(0, None)), static_argnums=1)(
+        masks, 40)
+    idx, valid, over = map(np.asarray, (idx, valid, over))
+    for m, i, v, o in zip(masks, idx, valid, over):
+        legal = np.flatnonzero(m)
+        assert i[v].tolist() == legal[:40].tolist()
+        assert v.tolist() == [True] * min(len(legal), 40) + [False] * max(40 - len(legal), 0)
+        assert o == (len(legal) > 40)
+        assert np.all(np.diff(i) >= 0)
+
+
+# ------------------------------------------------------------------------- training, end to end
+def _metrics(out):
+    with open(os.path.join(out, "metrics.jsonl")) as f:
+        return [json.loads(line) for line in f]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """3 iterations in one go, and 2 iterations + a stop + --resume to 3."""
+    base = tmp_path_factory.mktemp("dmc")
+    straight, split = str(base / "straight"), str(base / "split")
+    douzero.main(TINY_FLAGS + ["--out", straight, "--iterations", "3"])
+    douzero.main(TINY_FLAGS + ["--out", split, "--iterations", "2"])
+    # a killed run may leave a half-written line after its checkpoint: it is dropped on resume
+    with open(os.path.join(split, "metrics.jsonl"), "a") as f:
+        f.write('{"iteration": 3, "loss": 99')
+    douzero.main(TINY_FLAGS + ["--out", split, "--iterations", "3", "--resume"])
+    return straight, split
+
+
+@pytest.fixture(scope="module")
+def final_state(runs):
+    cfg = dmc.Config.from_dict({**douzero.TRAIN_DEFAULTS, **TINY})
+    train = dmc.cached_train(cfg)
+    ckpt = Checkpoints(runs[0])
+    state = ckpt.restore(jax.eval_shape(train.init, jax.random.PRNGKey(0)))
+    ckpt.close()
+    return train, state
+
+
+def test_resume_equals_uninterrupted_run(runs):
+    straight, split = runs
+    a, b = _metrics(straight), _metrics(split)
+    assert [r["iteration"] for r in a] == [r["iteration"] for r in b] == [1, 2, 3]
+    for ra, rb in zip(a, b):
+        assert {k: v for k, v in ra.items() if k not in TIMING} == \
+            {k: v for k, v in rb.items() if k not in TIMING}
+    pa, cfg_a = dmc_agent.load_params(straight)
+    pb, cfg_b = dmc_agent.load_params(split)
+    assert cfg_a == cfg_b == dmc.Config.from_dict({**douzero.TRAIN_DEFAULTS, **TINY})
+    for x, y in zip(jax.tree_util.tree_leaves(pa), jax.tree_util.tree_leaves(pb)):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    # one network per position: every leaf has a leading axis of 3, and they differ
+    leaf = jax.tree_util.tree_leaves(pa)[0]
+    assert leaf.shape[0] == 3 and not np.array_equal(leaf[0], leaf[1])
+
+
+def test_metrics_report_frames_overflow_and_truncation(runs):
+    for r in _metrics(runs[0]):
+        assert r["frames"] == r["decisions"] > 0 and r["frames_per_s"] > 0
+        assert r["truncated"] == 0 and r["role_mismatch"] == 0
+        assert 0 <= r["overflow"] <= r["decisions"] and r["max_legal"] >= 1
+        # the loss is the frame-weighted mean of the three positions' losses
+        assert min(r["loss_landlord"], r["loss_landlord_down"], r["loss_landlord_up"]) \
+            <= r["loss"] <= max(r["loss_landlord"], r["loss_landlord_down"],
+                                r["loss_landlord_up"])
+        assert r["game_length"] * 4 == r["decisions"]
+        assert r["max_game_length"] <= 154  # the bound on a Dou Dizhu game
+
+
+def test_self_play_targets_are_each_seats_final_reward(final_state, runs):
+    """The replay buffer holds the last iteration's decisions: with gamma = 1 and ADP, every
+    landlord decision of a game has the landlord's final reward +-2m and every peasant decision
+    minus half of it; the rows of step t belong to role t mod 3; padding weighs 0."""
+    train, state = final_state
+    buf = jax.device_get(jax.tree_util.tree_map(lambda x: x[0], state.buffer))  # [T, B]
+    w, tgt = buf.weight, buf.target
+    assert w.shape == (156, 4) and buf.obs.shape == (156, 4, OBS_SIZE)
+    for b in range(4):
+        n = int(w[:, b].sum())
+        assert n > 0 and np.all(w[:n, b] == 1) and np.all(w[n:, b] == 0)
+        landlord = tgt[0:n:3, b]
+        peasants = np.concatenate([tgt[1:n:3, b], tgt[2:n:3, b]])
+        assert np.all(landlord == landlord[0]) and np.all(peasants == -landlord[0] / 2)
+        assert abs(landlord[0]) >= 2 and np.log2(abs(landlord[0]) / 2) % 1 == 0
+        # the landlord flag of the observation (seat order: self, next, previous)
+        lord = buf.obs[:n, b, 60 + 42 + 180 + 60 + 4 + 60:][:, :3]
+        assert np.all(lord[0::3] == [1, 0, 0]) and np.all(lord[1::3] == [0, 0, 1])
+        assert np.all(lord[2::3] == [0, 1, 0])
+        assert np.all(tgt[n:, b] == 0)
+    # the iteration's metrics agree: the landlord's first decision holds its final reward
+    last = _metrics(runs[0])[-1]
+    assert last["landlord_reward"] == pytest.approx(float(np.mean(tgt[0])))
+    assert last["landlord_wins"] == pytest.approx(float(np.mean(tgt[0] > 0)))
+    assert last["frames"] == float(w.sum())
+
+
+def test_a_learner_step_lowers_the_loss(final_state):
+    train, state = final_state
+    buf = jax.tree_util.tree_map(lambda x: x[0], state.buffer)
+    rows = buf.weight[0::3].reshape(-1) > 0  # the landlord's decisions
+    batch = tuple(jnp.asarray(np.asarray(x[0::3]).reshape((-1,) + x.shape[2:])[rows])
+                  for x in (buf.obs, buf.action, buf.target))
+    weights = jnp.ones(batch[2].shape[0])
+    p, o = dmc.role_params(state.params, 0), dmc.role_params(state.opt_state, 0)
+    before = float(train.loss(p, batch, weights))
+    p2, _, loss = train.update(p, o, batch, weights)
+    after = float(train.loss(p2, batch, weights))
+    assert float(loss) == pytest.approx(before, rel=1e-5)
+    assert after < before
+    # zero-weight rows do not count
+    half = weights.at[weights.shape[0] // 2:].set(0.0)
+    n = weights.shape[0] // 2
+    ref = float(train.loss(p, tuple(x[:n] for x in batch), weights[:n]))
+    assert float(train.loss(p, batch, half)) == pytest.approx(ref, rel=1e-5)
+
+
+def test_loaded_agent_plays_only_legal_moves(runs):
+    """Against random in the arena: an illegal move would end the game with a 10-point penalty;
+    every game's score must be a legal ADP result, +-2^j for A's side."""
+    env = cardjax.make("doudizhu")
+    me = dmc_agent.load(env, runs[0], worlds=9, sampling="uniform", iec=True, b=10)
+    assert me.name == "douzero"
+    opp = cardjax.agents.get(env, "random")
+    r = arena.duplicate_match(env, me, opp, deals=2, seed=5, batch=2, progress=False,
+                              per_deal=True)
+    scores = np.abs(np.asarray(r["per_game"])).reshape(-1)
+    assert r["games"] == 4 and np.all(np.log2(scores) % 1 == 0) and np.all(scores >= 2)
+    assert set(r) >= {"wp_a_landlord", "wp_b_landlord", "adp_a"}
+    assert dmc_agent.is_run(runs[0]) and not dmc_agent.is_run(os.path.join(runs[0], "nope"))
+    with pytest.raises(ValueError, match="unknown options"):
+        dmc_agent.load(env, runs[0], temperature=1.0)
+
+
+def test_agent_batched_choice_equals_one_game_choice(runs):
+    """The arena's vmapped ``act`` (custom batching rule: the whole batch scored in tiers, roles
+    mixed) chooses what ``act`` on each game alone chooses."""
+    env = cardjax.make("doudizhu")
+    me = dmc_agent.load(env, runs[0], k=256)
+    batched = jax.jit(jax.vmap(me.act, in_axes=(None, 0, 0)))
+    single = jax.jit(me.act)
+    keys = jax.random.split(jax.random.PRNGKey(7), 4)
+
+    @jax.jit
+    def positions(keys):
+        first = jax.vmap(env.init)(keys)
+        lead = jnp.argmax(first.legal_action_mask, axis=1)  # the landlord leads its lowest solo
+        after = jax.vmap(env.step)(first, lead)  # landlord_down to act
+        return jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[:2], b[2:]]), first, after)
+
+    states = positions(keys)
+    assert np.asarray(states.current_player).tolist() == [0, 0, 1, 1]
+    got = np.asarray(batched(me.params, keys, states))
+    for i in range(4):
+        one = jax.tree_util.tree_map(lambda x: x[i], states)
+        assert int(single(me.params, keys[i], one)) == got[i]
+        assert bool(one.legal_action_mask[got[i]])
+
+
+# ------------------------------------------------------------------------------------------ CLI
+def test_cli_refuses_to_mix_runs(runs):
+    out = runs[0]
+    with pytest.raises(SystemExit, match="already holds a run"):
+        douzero.main(TINY_FLAGS + ["--out", out, "--iterations", "4"])
+    with pytest.raises(SystemExit, match="--width 64 \\(the run has 32\\)"):
+        douzero.main(["--width", "64", "--out", out, "--resume", "--eval_deals", "0"])
+    # asking for no more iterations than done: nothing to train, the run is unchanged
+    summary = douzero.main(["--out", out, "--iterations", "3", "--resume", "--eval_deals", "0",
+                            "--no-progress"])
+    assert summary["iteration"] == 3 and len(_metrics(out)) == 3
+
+
+@pytest.mark.parametrize("flag", ["--num_envs=0", "--epsilon=1.5", "--reward=money",
+                                  "--gamma=0", "--k=-3", "--replay=x", "--eval_deals=-1"])
+def test_cli_rejects_bad_flags(flag, capsys):
+    with pytest.raises(SystemExit):
+        douzero.parse_args([flag])
+    assert "error" in capsys.readouterr().err
+
+
+def test_config_validation():
+    with pytest.raises(ValueError, match="num_envs"):
+        dmc.Config(num_envs=0)
+    with pytest.raises(ValueError, match="reward"):
+        dmc.Config(reward="points")
+    with pytest.raises(ValueError, match="gamma"):
+        dmc.Config(gamma=0.0)
+    with pytest.raises(ValueError, match="unknown config keys"):
+        dmc.Config.from_dict({"width": 8, "colour": "red"})
+    assert dmc.Config(max_steps=100).steps == 102  # a multiple of the 3 roles
+    cfg = dmc.Config(num_envs=8, k=32)
+    assert dmc.Config.from_dict(cfg.to_dict()) == cfg
+
+
+def test_fast_scoring_equals_scoring_every_slot(final_state):
+    """Scoring k_fast slots everywhere and all k slots only for the states with more legal moves
+    (or for the whole batch when too many have them) gives the Q of scoring all k slots."""
+    train, state = final_state
+    env, game = train.env, train.game
+    table = jnp.asarray(game.action_features)
+    p = dmc.role_params(state.params, 0)
+
+    @jax.jit
+    def prep(key):
+        states = jax.vmap(env.init)(jax.random.split(key, 6))
+        idx, valid, _ = jax.vmap(dmc.compact, in_axes=(0, None))(states.legal_action_mask, 128)
+        return (jax.vmap(game.features)(states), idx, valid,
+                jnp.sum(states.legal_action_mask, axis=1))
+
+    obs, idx, valid, count = prep(jax.random.PRNGKey(4))
+    c = np.sort(np.asarray(count))
+    assert c[-1] <= 128 and c[1] < c[3] < c[5]
+    tiers = [((128, 6),),  # every slot of every state
+             ((int(c[3]), 6), (int(c[4]), 2), (128, 1)),  # enough rows in every tier
+             ((int(c[3]), 6), (int(c[4]), 1), (128, 1)),  # too few: all scored by the cond
+             ((int(c[1]), 6), (int(c[3]), 4), (128, 1))]  # too few in the last tier
+    assert dmc.score_tiers(384, 32, 64) == ((32, 64), (128, 8), (384, 2))
+    assert dmc.score_tiers(384, 0, 64) == ((384, 64),)
+
+    @jax.jit
+    def variants(obs, idx, count):
+        return [dmc.score_slots(train.net, table, p, obs, idx, count, t)[0] for t in tiers]
+
+    full, *fast = variants(obs, idx, count)
+    valid = np.asarray(valid)
+    for q in fast:
+        np.testing.assert_allclose(np.where(valid, q, 0), np.where(valid, full, 0), rtol=1e-5,
+                                   atol=1e-6)
