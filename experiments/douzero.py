@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 
 import jax
@@ -38,30 +37,10 @@ import jax
 import cardjax
 from cardjax import agents
 from cardjax.agents import dmc as dmc_agent
-from cardjax.cli import positive_float, positive_int
+from cardjax.cli import non_negative_int, positive_float, positive_int, probability
 from cardjax.eval import arena
 from cardjax.train import dmc, runner
 from cardjax.train.checkpoint import Checkpoints
-
-
-def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
-
-
-def probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}") from None
-    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {value}")
-    return value
 
 
 def discount(text: str) -> float:
@@ -136,26 +115,10 @@ def resolve_config(args) -> tuple[dmc.Config, int | None]:
     """The run's config: from the flags, or from the checkpoint when resuming."""
     typed = {k: getattr(args, k) for k in TRAIN_DEFAULTS
              if k not in _FIXED and getattr(args, k, None) is not None}
-    latest = runner.existing_run(args.out)
-    if latest is None:
-        if args.resume:
-            print(f"--resume: no checkpoint in {args.out}; starting a new run", file=sys.stderr)
-        try:
-            return dmc.Config.from_dict({**TRAIN_DEFAULTS, **typed}), None
-        except ValueError as e:
-            raise SystemExit(f"error: {e}") from None
-    if not args.resume:
-        raise SystemExit(f"error: {args.out} already holds a run (iteration {latest}); pass "
-                         "--resume to continue it or choose another --out")
-    saved = Checkpoints(args.out).config(latest)
-    if saved.get("algorithm") != "dmc":
-        raise SystemExit(f"error: {args.out} holds a run of another trainer")
-    clash = {k: (v, saved[k]) for k, v in typed.items() if k in saved and v != saved[k]}
-    if clash:
-        lines = ", ".join(f"--{k} {a} (the run has {b})" for k, (a, b) in clash.items())
-        raise SystemExit(f"error: {lines}: a resumed run keeps the training flags of its "
-                         "checkpoint; drop them or start a new --out")
-    return dmc.Config.from_dict(saved), latest
+    return runner.resolve_config(
+        args.out, args.resume, typed, TRAIN_DEFAULTS, dmc.Config.from_dict,
+        lambda saved: None if saved.get("algorithm") == "dmc"
+        else "it holds a run of another trainer")
 
 
 def make_evaluate(cfg: dmc.Config, params, deals: int, seed: int):

@@ -31,17 +31,10 @@ import jax
 import cardjax
 from cardjax import agents
 from cardjax.agents import scrofazero as scrofazero_agent
-from cardjax.cli import positive_float, positive_int
+from cardjax.cli import non_negative_int, positive_float, positive_int
 from cardjax.eval import arena
 from cardjax.train import alphazero, runner
 from cardjax.train.checkpoint import Checkpoints
-
-
-def non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
 
 
 # The training flags' defaults: small enough for a CPU run of a few minutes (alphazero.Config
@@ -110,21 +103,9 @@ def parse_args(argv=None) -> argparse.Namespace:
 def resolve_config(args) -> tuple[alphazero.Config, int | None]:
     """The run's config: from the flags, or from the checkpoint when resuming."""
     typed = {k: getattr(args, k) for k in TRAIN_DEFAULTS if getattr(args, k, None) is not None}
-    latest = runner.existing_run(args.out)
-    if latest is None:
-        if args.resume:
-            print(f"--resume: no checkpoint in {args.out}; starting a new run", file=sys.stderr)
-        return alphazero.Config.from_dict({**TRAIN_DEFAULTS, **typed}), None
-    if not args.resume:
-        raise SystemExit(f"error: {args.out} already holds a run (iteration {latest}); pass "
-                         "--resume to continue it or choose another --out")
-    saved = Checkpoints(args.out).config(latest)
-    clash = {k: (v, saved[k]) for k, v in typed.items() if k in saved and v != saved[k]}
-    if clash:
-        lines = ", ".join(f"--{k} {a} (the run has {b})" for k, (a, b) in clash.items())
-        raise SystemExit(f"error: {lines}: a resumed run keeps the training flags of its "
-                         "checkpoint; drop them or start a new --out")
-    return alphazero.Config.from_dict(saved), latest
+    return runner.resolve_config(
+        args.out, args.resume, typed, TRAIN_DEFAULTS, alphazero.Config.from_dict,
+        lambda saved: "it holds a run of another trainer" if "algorithm" in saved else None)
 
 
 def main(argv=None) -> dict:

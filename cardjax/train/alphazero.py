@@ -48,7 +48,8 @@ from cardjax.games.gongzhu import NUM_CARDS, ORACLE_SIZE
 from cardjax.nets.policy_value import PolicyValueNet, oracle_value_fn
 from cardjax.search import mcts
 from cardjax.train.losses import alphazero_loss, make_optimizer
-from cardjax.train.runner import data_mesh  # noqa: F401  (re-exported for scripts)
+from cardjax.train import sharding
+from cardjax.train.sharding import data_mesh  # noqa: F401  (re-exported for scripts)
 
 Array = jax.Array
 MOVES = NUM_CARDS  # a Gongzhu game is 52 plays (no exposure phase in training)
@@ -152,28 +153,9 @@ def search_targets(out: mcts.SearchOutput, mover_team: Array, beta: float):
     return policy, out.root_value[mover_team]
 
 
-def _batch_sharding(mesh: Mesh | None, axis: int, ndim: int):
-    if mesh is None:
-        return None
-    spec = [None] * ndim
-    spec[axis] = "data"
-    return NamedSharding(mesh, P(*spec))
-
-
-def _constrain(tree, mesh, axis):
-    """Split ``tree``'s leaves over the mesh's ``data`` axis along ``axis`` (no-op without mesh)."""
-    if mesh is None:
-        return tree
-    return jax.tree_util.tree_map(
-        lambda x: jax.lax.with_sharding_constraint(x, _batch_sharding(mesh, axis, x.ndim)), tree)
-
-
 def state_shardings(mesh: Mesh, state: TrainState):
     """Shardings of a :class:`TrainState`: buffer split on its game axis, the rest replicated."""
-    replicated = NamedSharding(mesh, P())
-    out = jax.tree_util.tree_map(lambda _: replicated, state)
-    buffer = jax.tree_util.tree_map(lambda x: _batch_sharding(mesh, 2, x.ndim), state.buffer)
-    return out.replace(buffer=buffer)
+    return sharding.train_state_shardings(mesh, state, buffer_axis=2)
 
 
 def make_train(cfg: Config, mesh: Mesh | None = None, env=None):
@@ -209,7 +191,7 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None):
         """Positions [MOVES, num_envs] and the games' final team-0 margins [num_envs]."""
         k_deal, k_play = jax.random.split(key)
         states = jax.vmap(env.init)(jax.random.split(k_deal, cfg.num_envs))
-        states = _constrain(states, mesh, 0)
+        states = sharding.constrain(states, mesh, 0)
         value_fn = oracle_value_fn(env, net.apply, params)
 
         def move(states, k):
@@ -223,7 +205,7 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None):
                 out, mover_team)
             obs = jax.vmap(env.observe_oracle)(states, states.current_player) > 0.5
             nxt = jax.vmap(env.step)(states, out.action)
-            return _constrain(nxt, mesh, 0), (Positions(obs, mask, policy, value), mover_team)
+            return sharding.constrain(nxt, mesh, 0), (Positions(obs, mask, policy, value), mover_team)
 
         final, (positions, mover_team) = jax.lax.scan(
             move, states, jax.random.split(k_play, MOVES))
@@ -232,7 +214,7 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None):
         value = {"root": positions.value, "outcome": outcome,
                  "mix": 0.5 * (positions.value + outcome)}[cfg.value_target]
         positions = positions.replace(value=value)
-        return _constrain(positions, mesh, 1), margin
+        return sharding.constrain(positions, mesh, 1), margin
 
     def loss_fn(params, batch: Positions, weights):
         return alphazero_loss(params, net.apply, batch.obs.astype(jnp.float32), batch.mask,

@@ -99,6 +99,7 @@ from flax import struct
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 import cardjax
+from cardjax.train import sharding
 
 Array = jax.Array
 
@@ -449,26 +450,9 @@ class TrainState:
     iteration: Array
 
 
-def _sharding(mesh, axis, ndim):
-    spec = [None] * ndim
-    spec[axis] = "data"
-    return NamedSharding(mesh, P(*spec))
-
-
-def _constrain(tree, mesh, axis):
-    if mesh is None:
-        return tree
-    return jax.tree_util.tree_map(
-        lambda x: jax.lax.with_sharding_constraint(x, _sharding(mesh, axis, x.ndim)), tree)
-
-
 def state_shardings(mesh: Mesh, state: TrainState):
     """Buffer split on its game axis (2), everything else replicated."""
-    out = jax.tree_util.tree_map(lambda _: NamedSharding(mesh, P()), state)
-    if state.buffer is None:
-        return out
-    return out.replace(buffer=jax.tree_util.tree_map(lambda x: _sharding(mesh, 2, x.ndim),
-                                                     state.buffer))
+    return sharding.train_state_shardings(mesh, state, buffer_axis=2)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -529,7 +513,7 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
 
     def self_play(params, key):
         k_deal, k_play = jax.random.split(key)
-        states = _constrain(jax.vmap(env.init)(jax.random.split(k_deal, B)), mesh, 0)
+        states = sharding.constrain(jax.vmap(env.init)(jax.random.split(k_deal, B)), mesh, 0)
         P_ = env.num_players
         bufs = dict(obs=jnp.zeros((T, B, F), bool), action=jnp.zeros((T, B), jnp.int32),
                     seat=jnp.zeros((T, B), jnp.int32), alive=jnp.zeros((T, B), bool),
@@ -560,7 +544,7 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
             action = jnp.take_along_axis(idx, slot[:, None], axis=1)[:, 0]
             seat = states.current_player
             mismatch = alive & (jax.vmap(game.role)(states) != role)
-            states = _constrain(jax.vmap(env.step)(states, action), mesh, 0)
+            states = sharding.constrain(jax.vmap(env.step)(states, action), mesh, 0)
             row = dict(obs=obs, action=action, seat=seat, alive=alive, rewards=states.rewards)
             bufs = {n: jax.lax.dynamic_update_index_in_dim(bufs[n], row[n], t, 0) for n in bufs}
             stats = dict(
@@ -577,7 +561,7 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
         finished = final.terminated
         target, weight = returns(bufs["rewards"], bufs["seat"], bufs["alive"], finished,
                                  cfg.gamma)
-        decisions = _constrain(Decisions(bufs["obs"], bufs["action"], target, weight), mesh, 1)
+        decisions = sharding.constrain(Decisions(bufs["obs"], bufs["action"], target, weight), mesh, 1)
         lengths = jnp.sum(bufs["alive"], axis=0)
         totals = jnp.sum(bufs["rewards"], axis=0)  # [B, P]: each game's final rewards
         lord = final.landlord if hasattr(final, "landlord") else jnp.zeros(B, jnp.int32)

@@ -30,6 +30,7 @@ from tqdm.auto import tqdm
 
 from cardjax.train import metrics as mlog
 from cardjax.train.checkpoint import Checkpoints
+from cardjax.train.sharding import data_mesh  # noqa: F401  (for the experiments)
 
 
 @dataclasses.dataclass
@@ -65,14 +66,6 @@ class RunFiles:
         os.replace(tmp, self.eval)
 
 
-def data_mesh(devices=None):
-    """A 1-D mesh named ``data`` over ``devices`` (default: every device of every process)."""
-    from jax.sharding import Mesh
-
-    devices = np.asarray(jax.devices() if devices is None else devices)
-    return Mesh(devices.reshape(-1), ("data",))
-
-
 _COMPILED: dict = {}
 
 
@@ -93,6 +86,38 @@ def existing_run(out: str) -> int | None:
     if not os.path.isdir(os.path.join(out, "checkpoints")):
         return None
     return Checkpoints(out).latest()
+
+
+def resolve_config(out: str, resume: bool, typed: dict, defaults: dict, from_dict: Callable,
+                   check_saved: Callable | None = None):
+    """``(config, latest iteration or None)`` of a run directory, for the experiments' CLIs.
+
+    A new run takes ``defaults`` updated by the flags the user ``typed``; resuming takes the
+    checkpoint's config, and a typed flag that differs from it is an error, as is starting a new
+    run where one exists.  ``check_saved(saved) -> error text or None`` can refuse a checkpoint
+    (e.g. one made by another trainer).  Errors are ``SystemExit`` with a message.
+    """
+    latest = existing_run(out)
+    if latest is None:
+        if resume:
+            print(f"--resume: no checkpoint in {out}; starting a new run", file=sys.stderr)
+        try:
+            return from_dict({**defaults, **typed}), None
+        except ValueError as e:
+            raise SystemExit(f"error: {e}") from None
+    if not resume:
+        raise SystemExit(f"error: {out} already holds a run (iteration {latest}); pass "
+                         "--resume to continue it or choose another --out")
+    saved = Checkpoints(out).config(latest)
+    problem = check_saved(saved) if check_saved else None
+    if problem:
+        raise SystemExit(f"error: {out}: {problem}")
+    clash = {k: (v, saved[k]) for k, v in typed.items() if k in saved and v != saved[k]}
+    if clash:
+        lines = ", ".join(f"--{k} {a} (the run has {b})" for k, (a, b) in clash.items())
+        raise SystemExit(f"error: {lines}: a resumed run keeps the training flags of its "
+                         "checkpoint; drop them or start a new --out")
+    return from_dict(saved), latest
 
 
 def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
