@@ -40,7 +40,6 @@ from cardjax.agents import dmc as dmc_agent
 from cardjax.cli import non_negative_int, positive_float, positive_int, probability
 from cardjax.eval import arena
 from cardjax.train import dmc, runner
-from cardjax.train.checkpoint import Checkpoints
 
 
 def discount(text: str) -> float:
@@ -154,18 +153,8 @@ def main(argv=None) -> dict:
         jax.distributed.initialize()
     is_main = jax.process_index() == 0
     cfg, latest = resolve_config(args)
-    mesh = runner.data_mesh()
-    if cfg.num_envs % mesh.devices.size:
-        raise SystemExit(f"error: --num_envs {cfg.num_envs} must be a multiple of the "
-                         f"{mesh.devices.size} devices")
-    train = dmc.cached_train(cfg, mesh if mesh.devices.size > 1 else None)
-    ckpt = Checkpoints(args.out)
-    if latest is None:
-        state = train.init(jax.random.PRNGKey(args.seed))
-    else:
-        state = ckpt.restore(jax.eval_shape(train.init, jax.random.PRNGKey(0)), latest)
-        if is_main:
-            print(f"resuming {args.out} at iteration {latest}", file=sys.stderr)
+    train = dmc.cached_train(cfg, runner.games_mesh(cfg.num_envs))
+    state, ckpt = runner.initial_state(args.out, latest, train.init, args.seed, is_main)
     if is_main:
         params = sum(x.size for x in jax.tree_util.tree_leaves(state.params))
         print(f"cardjax {cardjax.__version__}: DouZero (DMC) on {jax.device_count()} "

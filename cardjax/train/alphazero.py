@@ -49,6 +49,7 @@ from cardjax.nets.policy_value import PolicyValueNet, oracle_value_fn
 from cardjax.search import mcts
 from cardjax.train.losses import alphazero_loss, make_optimizer
 from cardjax.train import sharding
+from cardjax.train.runner import DictConfig
 from cardjax.train.sharding import data_mesh  # noqa: F401  (re-exported for scripts)
 
 Array = jax.Array
@@ -57,7 +58,7 @@ VALUE_TARGETS = ("root", "outcome", "mix")
 
 
 @dataclasses.dataclass(frozen=True)
-class Config:
+class Config(DictConfig):
     """Everything that defines a training run (saved with every checkpoint)."""
 
     num_envs: int = 64  # games of self-play per iteration
@@ -104,16 +105,6 @@ class Config:
         total = (self.history + 1) * self.positions
         return 1 if self.minibatch == 0 else max(1, math.ceil(total / self.minibatch))
 
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "Config":
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"unknown config keys {sorted(unknown)}; known: {sorted(known)}")
-        return cls(**d)
 
 
 @struct.dataclass

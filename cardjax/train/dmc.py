@@ -100,6 +100,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 import cardjax
 from cardjax.train import sharding
+from cardjax.train.runner import DictConfig
 
 Array = jax.Array
 
@@ -108,7 +109,7 @@ ROLE_NAMES = {"doudizhu": ("landlord", "landlord_down", "landlord_up")}
 
 # ---------------------------------------------------------------------------------------- config
 @dataclasses.dataclass(frozen=True)
-class Config:
+class Config(DictConfig):
     """Everything that defines a DMC training run (saved with every checkpoint)."""
 
     algorithm: str = "dmc"  # tells a run directory's loader which trainer made it
@@ -167,16 +168,6 @@ class Config:
         r = self.num_roles
         return -(-self.max_steps // r) * r
 
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "Config":
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"unknown config keys {sorted(unknown)}; known: {sorted(known)}")
-        return cls(**d)
 
 
 # ------------------------------------------------------------------------------- the game adapter

@@ -30,7 +30,7 @@ from tqdm.auto import tqdm
 
 from cardjax.train import metrics as mlog
 from cardjax.train.checkpoint import Checkpoints
-from cardjax.train.sharding import data_mesh  # noqa: F401  (for the experiments)
+from cardjax.train.sharding import data_mesh
 
 
 @dataclasses.dataclass
@@ -79,6 +79,44 @@ def compile_step(step, state):
     if sig not in _COMPILED:
         _COMPILED[sig] = step.lower(state).compile()
     return _COMPILED[sig]
+
+
+class DictConfig:
+    """``to_dict`` / ``from_dict`` for a trainer's frozen config dataclass (saved as JSON with
+    every checkpoint); unknown keys are an error that lists the known ones."""
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown config keys {sorted(unknown)}; known: {sorted(known)}")
+        return cls(**d)
+
+
+def games_mesh(num_envs: int):
+    """The data-parallel mesh over every device for ``num_envs`` games (None on one device);
+    ``SystemExit`` when the games cannot be split evenly."""
+    mesh = data_mesh()
+    if num_envs % mesh.devices.size:
+        raise SystemExit(f"error: --num_envs {num_envs} must be a multiple of the "
+                         f"{mesh.devices.size} devices")
+    return mesh if mesh.devices.size > 1 else None
+
+
+def initial_state(out: str, latest: int | None, init: Callable, seed: int, is_main: bool = True):
+    """``(state, checkpoints)``: a fresh ``init(PRNGKey(seed))``, or the run's checkpoint
+    ``latest`` restored with the shapes and shardings of ``init``'s state."""
+    ckpt = Checkpoints(out)
+    if latest is None:
+        return init(jax.random.PRNGKey(seed)), ckpt
+    state = ckpt.restore(jax.eval_shape(init, jax.random.PRNGKey(0)), latest)
+    if is_main:
+        print(f"resuming {out} at iteration {latest}", file=sys.stderr)
+    return state, ckpt
 
 
 def existing_run(out: str) -> int | None:
