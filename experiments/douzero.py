@@ -61,17 +61,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog=__doc__.split("\n\n", 2)[2])
-    run = p.add_argument_group("run")
-    run.add_argument("--out", default="runs/douzero", help="run directory")
-    run.add_argument("--iterations", type=positive_int, default=20,
-                     help="train until this many iterations are done (counting resumed ones)")
-    run.add_argument("--resume", action="store_true",
-                     help="continue the newest checkpoint in --out (its training flags win)")
-    run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--checkpoint_every", type=positive_int, default=1)
-    run.add_argument("--multihost", action="store_true",
-                     help="call jax.distributed.initialize() first (TPU pod slice, SLURM)")
-    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    runner.add_run_flags(p, out="runs/douzero", iterations=20)
     train = p.add_argument_group("training (saved with the run; defaults in brackets)")
 
     def flag(name, text, **kw):

@@ -97,6 +97,25 @@ class DictConfig:
         return cls(**d)
 
 
+def add_run_flags(parser, out: str, iterations: int):
+    """The "run" flag group every training command shares: ``--out --iterations --resume --seed
+    --checkpoint_every --multihost --no-progress``."""
+    from cardjax.cli import positive_int
+
+    run = parser.add_argument_group("run")
+    run.add_argument("--out", default=out, help="run directory")
+    run.add_argument("--iterations", type=positive_int, default=iterations,
+                     help="train until this many iterations are done (counting resumed ones)")
+    run.add_argument("--resume", action="store_true",
+                     help="continue the newest checkpoint in --out (its training flags win)")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--checkpoint_every", type=positive_int, default=1)
+    run.add_argument("--multihost", action="store_true",
+                     help="call jax.distributed.initialize() first (TPU pod slice, SLURM)")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return run
+
+
 def games_mesh(num_envs: int):
     """The data-parallel mesh over every device for ``num_envs`` games (None on one device);
     ``SystemExit`` when the games cannot be split evenly."""
