@@ -194,6 +194,41 @@ print("ok", float(m1["loss"]))
     assert r.stdout.startswith("ok")
 
 
+def _cli_run(out, env_extra, n_proc=1):
+    """Run experiments/scrofazero.py as ``n_proc`` CPU processes (SLURM's variables tell
+    ``jax.distributed.initialize()`` the process layout) and return the metrics lines."""
+    script = os.path.join(os.path.dirname(__file__), "..", "experiments", "scrofazero.py")
+    flags = ["--out", str(out), "--num_envs", "8", "--iterations", "2", "--eval_deals", "0",
+             "--no-progress", "--width", "16", "--depth", "1", "--minibatch", "64"]
+    procs = []
+    for i in range(n_proc):
+        env = dict(os.environ, JAX_PLATFORMS="cpu", **env_extra)
+        if n_proc > 1:
+            env.update(SLURM_JOB_ID="1", SLURM_PROCID=str(i), SLURM_NTASKS=str(n_proc),
+                       SLURM_LOCALID=str(i), SLURM_STEP_NODELIST="localhost",
+                       SLURM_NODELIST="localhost", JAX_CPU_COLLECTIVES_IMPLEMENTATION="gloo")
+        cmd = [sys.executable, script] + flags + (["--multihost"] if n_proc > 1 else [])
+        procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True))
+    for p in procs:
+        _, err = p.communicate(timeout=600)
+        assert p.returncode == 0, err[-3000:]
+    return [json.loads(line) for line in open(out / "metrics.jsonl")]
+
+
+@pytest.mark.slow
+def test_multihost_run_matches_single_process(tmp_path):
+    """``--multihost`` with two processes of one CPU device each (a two-host job in miniature)
+    trains exactly like one process with two devices."""
+    two_hosts = _cli_run(tmp_path / "multi", {}, n_proc=2)
+    one_host = _cli_run(tmp_path / "single",
+                        {"XLA_FLAGS": "--xla_force_host_platform_device_count=2"})
+    assert [r["iteration"] for r in two_hosts] == [1, 2]
+    for a, b in zip(two_hosts, one_host):
+        assert a["loss"] == b["loss"] and a["selfplay_margin"] == b["selfplay_margin"]
+    assert (tmp_path / "multi" / "checkpoints").is_dir()
+
+
 def test_arena_plays_a_checkpoint(run1, capsys):
     """scripts/arena.py loads a run directory as a player (hidden information, 2 worlds)."""
     arena_script = load_script("scripts/arena.py")
