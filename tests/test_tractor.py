@@ -432,6 +432,37 @@ def test_declaration_bury_and_chaodi(env_step):
     assert int(s._kitty.sum()) == 8 and list(np.asarray(s.hand_sizes)) == [25] * 4
 
 
+def test_sample_hidden_keeps_an_overturned_kitty_with_the_taker(env_step, games):
+    """Seat 0 buries, seat 3 overturns and takes those cards: in every world seat 0 samples,
+    its buried cards are in seat 3's hand or the kitty, less those seat 3 has played since."""
+    env, step = env_step
+    sample = games[0].sample_hidden
+    order = _deal_order({0: "2♥", 4: "2♥", 1: "2♠", 5: "2♠", 2: "XJ", 6: "XJ"},
+                        ["2♦", "2♦", "2♣", "2♣", "DJ", "DJ", "3♦", "3♦"])
+    s = env.init_from_deal(order, 2, dealer=0)
+    buried = np.zeros(54, int)
+    while int(s.phase) != T.PLAY or int(s.trick_no) < 3:
+        legal, seat = sorted(_legal(s)), int(s.current_player)
+        if int(s.phase) == T.BURY:
+            a = legal[0] if seat == 0 else legal[-1]
+            buried += np.eye(54, dtype=int)[a] * (seat == 0)
+        elif int(s.phase) in (T.DECLARE, T.CHAODI):
+            want = {2: T.DECL_PAIR + 0, 3: T.DECL_XJ}.get(seat)
+            a = want if want in legal and int(s.phase) == (T.CHAODI if seat == 3 else T.DECLARE) else T.PASS
+        else:
+            a = legal[0]
+        s = step(s, jnp.int32(a))
+    assert int(s.burier) == 3 and buried.sum() == 8
+    shown = np.asarray(s.played[3]).astype(int)
+    spread = 0
+    for k in range(24):
+        w = sample(jax.random.PRNGKey(k), s, 0)
+        with_taker = np.asarray(w._hands[3]).astype(int) + np.asarray(w._kitty)
+        assert (with_taker + shown >= buried).all(), k
+        spread += int((np.asarray(w._hands[3]) != np.asarray(s._hands[3])).any())
+    assert spread > 12  # the worlds still differ
+
+
 def test_no_declaration_is_no_trump_and_declarer_deals(env_step):
     env, step = env_step
     order = _deal_order({3: "2♣"}, [])
@@ -592,3 +623,137 @@ def test_hand_without_throws_or_chaodi():
     assert bool(s.terminated) and T.CHAODI not in phases
     assert int(s.attacker_points + s.defender_points + s.kitty_points) == 200
     assert float(np.asarray(s.rewards).sum()) == 0.0
+
+
+# ---------------------------------------------------------------------------- several tractors
+def _np_paths(lv, tr, suit):
+    """(types per path as sets, lengths) of every path of ``suit`` -- from the geometry tables."""
+    slot = tm.SLOT[lv, tr, suit]
+    pt = np.where(tm.P_MEM, slot[np.arange(16)[None, :], tm.P_ALT[:, None]], 54)
+    return [frozenset(row[row != 54].tolist()) if (row[tm.P_MEM[i]] != 54).all() else None
+            for i, row in enumerate(pt)], tm.P_LEN
+
+
+def _np_chains_fit(pair_types, items, paths, lens):
+    """Exhaustive search: disjoint held paths of the lengths ``items`` among ``pair_types``."""
+    held = [(p, lens[i]) for i, p in enumerate(paths) if p is not None and p <= pair_types]
+
+    def rec(i, used):
+        if i == len(items):
+            return True
+        return any(ln == items[i] and not (p & used) and rec(i + 1, used | p) for p, ln in held)
+
+    return rec(0, frozenset())
+
+
+_chains_fit_jit = jax.jit(jax.vmap(
+    lambda pairs, suit, lv, tr, items: tm.chains_fit(pairs, suit, tm.context(lv, tr)[2], items)))
+
+
+@pytest.mark.parametrize("trump_kind", ["plain suit", "trump suit", "no trump"])
+def test_chains_fit_matches_exhaustive_search(trump_kind):
+    """Disjoint tractors of given lengths (one to three) in a set of pairs, against an
+    exhaustive search over the path table, on random pair sets rich in level cards (the layered
+    positions).  (With no trump the trump suit holds one tractor at most: level cards, XJ, DJ.)"""
+    rng = np.random.default_rng({"plain suit": 0, "trump suit": 1, "no trump": 2}[trump_kind])
+    cases = []
+    while len(cases) < 300:
+        lv = int(rng.integers(13))
+        tr = 4 if trump_kind == "no trump" else int(rng.integers(4))
+        suit = {"plain suit": int(rng.choice([s for s in range(4) if s != tr])),
+                "trump suit": 4, "no trump": int(rng.integers(5))}[trump_kind]
+        types = np.flatnonzero(tm.EFF[lv, tr, :54] == suit)
+        level_cards = types[(types < 52) & (types % 13 == lv)]
+        p = np.where(np.isin(types, level_cards), 0.7, 0.55)
+        pairs = np.zeros(tm.PAD, bool)
+        pairs[types[rng.random(len(types)) < p]] = True
+        items = sorted(rng.integers(2, 5, size=int(rng.integers(1, 4))).tolist(), reverse=True)
+        cases.append((pairs, suit, lv, tr, items + [0] * (tm.MAX_TRACTORS - len(items))))
+    pairs, suit, lv, tr, items = (np.array(c) for c in zip(*cases))
+    got = np.asarray(_chains_fit_jit(pairs, suit, lv, tr, items))
+    want = []
+    for pr, s, l_, t, it in cases:
+        paths, lens = _np_paths(l_, t, s)
+        want.append(_np_chains_fit(frozenset(np.flatnonzero(pr).tolist()), [i for i in it if i], paths, lens))
+    assert 30 < sum(want) < 270  # both answers are well represented
+    np.testing.assert_array_equal(got, np.array(want))
+
+
+def test_several_tractors_decide_the_winner():
+    """A play beats a lead of several tractors only with as many disjoint tractors."""
+    lead = "3♦ 3♦ 4♦ 4♦ 8♦ 8♦ 9♦ 9♦"  # level 5: two tractors
+    assert T.trick_winner([lead, "8♥ 8♥ 9♥ 9♥ J♥ J♥ Q♥ Q♥"], 5, "H") == 1
+    assert T.trick_winner([lead, "9♥ 9♥ T♥ T♥ J♥ J♥ Q♥ Q♥"], 5, "H") == 1  # 4 pairs split in 2 + 2
+    assert T.trick_winner([lead, "J♥ J♥ Q♥ Q♥ K♥ K♥ 8♥ 8♥"], 5, "H") == 0  # 3 + 1: no second one
+    # level 2, spades trump: A♠ - 2♥ and 2♦ - 2♠ are two tractors; A♠ - 2x with 2♥/2♦/2♣ only one
+    lead = "3♥ 3♥ 4♥ 4♥ 6♥ 6♥ 7♥ 7♥"
+    assert T.trick_winner([lead, "A♠ A♠ 2♥ 2♥ 2♦ 2♦ 2♠ 2♠"], 2, "S") == 1
+    assert T.trick_winner([lead, "A♠ A♠ 2♥ 2♥ 2♦ 2♦ 2♣ 2♣"], 2, "S") == 0
+
+
+def _np_follows_units(hand, lead, lv, tr):
+    """All legal follows of a lead with several tractors, by the rules text taken literally:
+    unit by unit from the largest (each tractor from the cards not used yet: a tractor of its
+    length if held, else the longest held plus pairs), then the other pairs and singles."""
+    eff = tm.EFF[lv, tr, :54]
+    suit = eff[lead > 0][0]
+    paths, lens = _np_paths(lv, tr, suit)
+    tractors, _, _, _, _ = (np.asarray(x) for x in
+                            tm.units(tm.pad(jnp.asarray(lead)), suit, tm.EFF[lv, tr], tm.SLOT[lv, tr]))
+    tractors = [int(k) for k in tractors if k]
+    rest_pairs = int((lead == 2).sum()) - sum(tractors)
+    n = int(lead.sum())
+
+    def longest(c):
+        pr = frozenset(np.flatnonzero(c == 2).tolist())
+        return max([lens[i] for i, p in enumerate(paths) if p is not None and p <= pr], default=0)
+
+    def unit_ok(u, h, size, k, pairs):  # one unit (or the rest) against the holding h
+        hs = np.where(eff == suit, h, 0)
+        if hs.sum() <= size:
+            return (u >= hs).all()
+        if not ((u <= hs).all()):
+            return False
+        if (u == 2).sum() < min(pairs, int((hs == 2).sum())):
+            return False
+        t = min(k, longest(hs)) if k >= 2 and longest(hs) >= 2 else 0
+        return t == 0 or longest(u) >= t
+
+    def sub_multisets(f, size):
+        pool = [t for t in range(54) for _ in range(f[t])]
+        return {tuple(np.bincount(c, minlength=54)) for c in itertools.combinations(pool, size)}
+
+    def legal(f, h, i):
+        if i == len(tractors):
+            return unit_ok(f, h, n - 2 * sum(tractors), 0, rest_pairs)
+        k = tractors[i]
+        for u in sub_multisets(f, 2 * k):
+            u = np.array(u)
+            if unit_ok(u, h, 2 * k, k, k) and legal(f - u, h - u, i + 1):
+                return True
+        return False
+
+    pool = [t for t in range(54) for _ in range(hand[t])]
+    out = set()
+    for combo in set(itertools.combinations(pool, n)):
+        f = np.bincount(combo, minlength=54)
+        if legal(f, hand.copy(), 0):
+            out.add(play(*[T.type_str(t) for t in combo]))
+    return out
+
+
+@pytest.mark.parametrize("lead,hand,level,trump", [
+    # more pairs than the lead: the second tractor must follow the first when held
+    ("3♦ 3♦ 4♦ 4♦ 8♦ 8♦ 9♦ 9♦", "6♦ 6♦ 7♦ 7♦ J♦ J♦ Q♦ Q♦ A♦ A♦ K♠", 5, "H"),
+    # a three-pair chain and a pair chain to follow: the longest chain first, then what is left
+    ("3♠ 3♠ 4♠ 4♠ 6♠ 6♠ 9♠ 9♠ T♠ T♠", "7♠ 7♠ 8♠ 8♠ J♠ J♠ Q♠ Q♠ K♠ K♠ A♠ 2♥", 5, "H"),
+    # no tractor of three: a chain of two plus a pair, whose choice can break the second chain
+    ("3♣ 3♣ 4♣ 4♣ 6♣ 6♣ 8♣ 8♣ 9♣ 9♣", "T♣ T♣ J♣ J♣ A♣ A♣ 2♣ 2♣ K♣ Q♣ 7♣ 7♦", 5, "H"),
+    # trump: tractors through the level cards
+    ("3♥ 3♥ 4♥ 4♥ 8♥ 8♥ 9♥ 9♥", "A♥ A♥ 5♠ 5♠ 5♥ 5♥ XJ XJ 6♥ 6♥ 7♥ Q♥", 5, "H"),
+])
+def test_several_tractors_follow_unit_by_unit(lead, hand, level, trump):
+    lv, tr = level - 2, ("S", "H", "D", "C", "NT").index(trump)
+    got = opts(hand, lead, level, trump)
+    want = _np_follows_units(T.parse_counts(hand, "hand"), T.parse_counts(lead, "lead"), lv, tr)
+    assert got and got == want

@@ -171,10 +171,10 @@ def follow_choice(s, me, hand, part, eff, order, slot, unseen):
     pts = jnp.asarray(_POINTS)
     trump = eff == tm.TRUMP
     plays = tm.pad(s.trick.astype(jnp.int32).at[me].set(0))
-    win = tm.trick_winner(plays, s.leader, s.lead_k1, s.lead_pairs, e55, o55, slot)
+    win = tm.trick_winner(plays, s.leader, s.lead_tractors, s.lead_pairs, e55, o55, slot)
     best = plays[win]
     bsuit, _ = tm.suit_of_play(best, e55)
-    _, bkey = tm.play_key(best, bsuit, s.lead_k1, s.lead_pairs, o55, slot)
+    _, bkey = tm.play_key(best, bsuit, s.lead_tractors, s.lead_pairs, o55, slot)
     trick_pts = jnp.sum(plays[:, :N] * pts[None, :])
     partner = (me + 2) % 4
     partner_wins = win == partner

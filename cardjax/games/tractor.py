@@ -33,9 +33,12 @@ Following.  At each sub-step the mask allows exactly the cards that can still co
 follow (:func:`tractor_moves.follow_mask`): with H the cards of the led suit, all of H plus any
 cards when |H| <= n; otherwise n cards of H holding ``min(lead pairs, pairs of H)`` pairs and,
 when the lead holds a tractor of k pairs, a chain of ``min(k, longest chain of H)`` pairs (when that
-is >= 2).  This is the rules file's unit-by-unit matching, exact for leads with at most one
-tractor; for leads with several tractors only the longest is matched as a chain (the others as
-pairs), and the same structure test decides whether a play can win the trick.
+is >= 2).  A lead with several tractors is followed as the rules match it, unit by unit: the
+follow is built tractor unit after tractor unit (longest first, each ``2 k`` cards matched by the
+same test against the cards not used yet), then the lead's other pairs and singles together;
+``follow_base`` holds the cards of the finished units.  A play beats a lead of several tractors
+only with as many disjoint tractors of the same lengths (:func:`tractor_moves.chains_fit`; exact
+for up to three tractors in a lead, a best-fit packing beyond, which needs 18 cards of one suit).
 
 Throws (option ``throws``, default on): a lead of more than one unit is checked against the three
 other hands at "done"; a failed throw plays the smallest failing unit, the rest goes back and is
@@ -66,7 +69,8 @@ State fields beyond the contract (public unless they start with ``_``):
 3 XJ pair, 4 DJ pair) / ``decl_suit``, ``turn`` (declaration turn 0..103), ``burier``, ``buried``,
 ``passes``, ``leader``, ``trick_no``, ``trick[seat, type]`` cards on the table (the partial move of
 the seat to act included), ``num_in_trick``, ``lead_suit`` / ``lead_n`` / ``lead_k1`` /
-``lead_pairs`` (structure of the current lead), ``played[seat, type]``, ``revealed[seat, type]``,
+``lead_pairs`` / ``lead_tractors`` (structure of the current lead: suit, cards, longest tractor,
+pairs, every tractor's length), ``follow_base`` (see Following), ``played[seat, type]``, ``revealed[seat, type]``,
 ``voids[seat, suit]`` (shown by not following), ``last_trick``, ``last_leader``, ``last_winner``,
 ``hand_sizes``, ``attacker_points`` / ``defender_points`` (points taken in tricks),
 ``kitty_points`` (the kitty's points, filled at the end), ``kitty_bonus``, ``penalty``,
@@ -126,6 +130,8 @@ class State:
     lead_n: Array
     lead_k1: Array
     lead_pairs: Array
+    lead_tractors: Array
+    follow_base: Array
     played: Array
     revealed: Array
     voids: Array
@@ -142,6 +148,8 @@ class State:
     _hands: Array
     _kitty: Array
     _deal: Array
+    _bury_mark: Array
+    _takers: Array
 
 
 # ---------------------------------------------------------------------------- card strings
@@ -328,12 +336,14 @@ class Tractor(Env):
             deal_first=first, decl_seat=i32(-1), decl_kind=i32(0), decl_suit=i32(tm.NT),
             turn=i32(0), burier=i32(0), buried=i32(0), passes=i32(0), leader=i32(0),
             trick_no=i32(0), trick=z4, num_in_trick=i32(0), lead_suit=i32(0), lead_n=i32(0),
-            lead_k1=i32(0), lead_pairs=i32(0), played=z4, revealed=z4,
+            lead_k1=i32(0), lead_pairs=i32(0), lead_tractors=jnp.zeros(tm.MAX_TRACTORS, jnp.int32),
+            follow_base=jnp.zeros(NUM_TYPES, jnp.int8), played=z4, revealed=z4,
             voids=jnp.zeros((4, 5), bool), last_trick=z4, last_leader=i32(-1), last_winner=i32(-1),
             hand_sizes=jnp.zeros(4, jnp.int32).at[first].set(1), attacker_points=i32(0),
             defender_points=i32(0), kitty_points=i32(0), kitty_bonus=i32(0), penalty=i32(0),
             level_gain=jnp.zeros(2, jnp.int32), _hands=hands,
             _kitty=jnp.zeros(NUM_TYPES, jnp.int8), _deal=deal.astype(jnp.int8),
+            _bury_mark=z4, _takers=jnp.zeros((4, 4), bool),
         )
         return s.replace(legal_action_mask=self._legal_mask(s))
 
@@ -394,10 +404,30 @@ class Tractor(Env):
             lead_cards, lead_done = free_cards, free_done
         else:
             lead_cards, lead_done = tm.unit_prefix_mask(hand, part, eff, slot)
-        follow = tm.follow_mask(hand, part, s.lead_suit, s.lead_n, s.lead_k1, s.lead_pairs, eff, slot)
+        hand_u, part_u, n_u, k_u, pairs_u = self._follow_unit(s, hand, part)
+        follow = tm.follow_mask(hand_u, part_u, s.lead_suit, n_u, k_u, pairs_u, eff, slot)
         cards = jnp.where(leading, lead_cards, follow)[:NUM_TYPES]
         done = leading & lead_done
         return jnp.zeros(NUM_ACTIONS, bool).at[:NUM_TYPES].set(cards).at[DONE].set(done)
+
+    @staticmethod
+    def _follow_unit(s: State, hand, part):
+        """(hand, part, n, k1, pairs) that :func:`tractor_moves.follow_mask` matches the follow
+        being built against.  A lead with one tractor or none is matched as a whole.  Against
+        several tractors the follow is built unit by unit, as the rules match it: each tractor of
+        the lead in turn (longest first) from the cards not yet used, then the lead's other
+        pairs and singles together; ``follow_base`` holds the cards of the finished units."""
+        tr = s.lead_tractors
+        multi = tr[1] >= 2
+        ends = jnp.cumsum(2 * tr)  # where each tractor unit's cards end
+        base = tm.pad(jnp.where(multi, s.follow_base, 0))
+        u = jnp.minimum(jnp.sum(jnp.sum(part) >= ends), tm.MAX_TRACTORS - 1)
+        in_tractor = jnp.sum(part) < ends[-1]
+        k_u = jnp.where(in_tractor, tr[u], 0)
+        n_u = jnp.where(in_tractor, 2 * tr[u], s.lead_n - ends[-1])
+        pairs_u = jnp.where(in_tractor, tr[u], s.lead_pairs - jnp.sum(tr))
+        return (hand - base, part - base, jnp.where(multi, n_u, s.lead_n),
+                jnp.where(multi, k_u, s.lead_k1), jnp.where(multi, pairs_u, s.lead_pairs))
 
     def _bury_mask(self, s: State) -> Array:
         hand = s._hands[s.current_player]
@@ -441,9 +471,14 @@ class Tractor(Env):
         first_kitty = jnp.zeros(NUM_TYPES, jnp.int8).at[s._deal[100:].astype(jnp.int32)].add(1)
         kitty = jnp.where(s.phase == DECLARE, first_kitty, s._kitty)
         hands = s._hands.at[seat].add(kitty)
+        # every earlier burier now knows its cards are in this seat's hand or buried again; the
+        # seat's own earlier burial is forgotten (it sees the kitty it takes back)
+        me = jnp.arange(4) == seat
+        takers = (s._takers | (~me[:, None] & me[None, :])) & ~me[:, None]
         return s.replace(phase=jnp.int32(BURY), burier=seat, buried=jnp.int32(0),
                          current_player=seat, _hands=hands, _kitty=jnp.zeros_like(s._kitty),
-                         hand_sizes=jnp.sum(hands, axis=1, dtype=jnp.int32))
+                         hand_sizes=jnp.sum(hands, axis=1, dtype=jnp.int32), _takers=takers,
+                         _bury_mark=jnp.where(me[:, None], 0, s._bury_mark).astype(jnp.int8))
 
     def _declare(self, s: State, action: Array) -> State:
         s = self._apply_decl(s, action, s.current_player)
@@ -469,6 +504,7 @@ class Tractor(Env):
         s = s.replace(_hands=hands, _kitty=s._kitty.at[action].add(1), buried=s.buried + 1,
                       hand_sizes=jnp.sum(hands, axis=1, dtype=jnp.int32))
         fin = s.buried == KITTY
+        s = s.replace(_bury_mark=jnp.where(fin, s._bury_mark.at[seat].set(s._kitty), s._bury_mark))
         if self.chaodi:
             after = s.replace(phase=jnp.int32(CHAODI), passes=jnp.int32(0),
                               current_player=(seat + 1) % 4)
@@ -489,11 +525,12 @@ class Tractor(Env):
         is_done = action == DONE
         add = jnp.where(is_done, 0, 1)
         trick = s.trick.at[seat, jnp.minimum(action, NUM_TYPES - 1)].add(add.astype(jnp.int8))
-        s1 = s.replace(trick=trick)
+        size = jnp.sum(trick[seat], dtype=jnp.int32)
+        unit_done = jnp.any(size == jnp.cumsum(2 * s.lead_tractors))  # see _follow_unit
+        s1 = s.replace(trick=trick, follow_base=jnp.where(unit_done, trick[seat], s.follow_base))
         leading = s.num_in_trick == 0
         lead_end = self._end_lead(s1)
         follow_end = self._end_follow(s1)
-        size = jnp.sum(trick[seat], dtype=jnp.int32)
         out = s1
         out = jax.tree_util.tree_map(lambda a, b: jnp.where(leading & is_done, a, b), lead_end, out)
         out = jax.tree_util.tree_map(lambda a, b: jnp.where(~leading & (size == s.lead_n), a, b),
@@ -514,12 +551,12 @@ class Tractor(Env):
         lead = tm.pad(s.trick[seat])
         others = jnp.stack([tm.pad(s._hands[(seat + i) % 4]) for i in (1, 2, 3)])
         if self.throws:
-            stands, actual = tm.throw_check(lead, others, eff, order, slot)
-        else:
-            stands, actual = jnp.bool_(True), lead
+            stands, actual, tractors = tm.throw_check(lead, others, eff, order, slot)
+        else:  # one unit: at most one tractor
+            stands, actual, tractors = jnp.bool_(True), lead, None
         back = (lead - actual)[:NUM_TYPES]
         actual = actual[:NUM_TYPES]
-        suit, n, k1, pairs = tm.lead_info(tm.pad(actual), eff, slot)
+        suit, n, tractors, pairs = tm.lead_info(tm.pad(actual), eff, slot, tractors)
         s = self._commit(s, seat, actual)
         # the returned cards are known to be in hand (perhaps the same copies as ones already
         # revealed, so the known count is the larger one, not the sum)
@@ -527,8 +564,8 @@ class Tractor(Env):
         attacker = (seat % 2) != (s.dealer % 2)
         pen = jnp.where(stands, 0, self.throw_penalty)
         return s.replace(trick=s.trick.at[seat].set(actual.astype(jnp.int8)), lead_suit=suit,
-                         lead_n=n, lead_k1=k1, lead_pairs=pairs, num_in_trick=jnp.int32(1),
-                         current_player=(seat + 1) % 4,
+                         lead_n=n, lead_k1=tractors[0], lead_pairs=pairs, lead_tractors=tractors,
+                         num_in_trick=jnp.int32(1), current_player=(seat + 1) % 4,
                          penalty=s.penalty + jnp.where(attacker, -pen, pen))
 
     def _end_follow(self, s: State) -> State:
@@ -538,6 +575,7 @@ class Tractor(Env):
         off = jnp.any((cards > 0) & (eff[:NUM_TYPES] != s.lead_suit))
         s = self._commit(s, seat, cards)
         s = s.replace(voids=s.voids.at[seat, s.lead_suit].set(s.voids[seat, s.lead_suit] | off),
+                      follow_base=jnp.zeros_like(s.follow_base),
                       num_in_trick=s.num_in_trick + 1, current_player=(seat + 1) % 4)
         return jax.tree_util.tree_map(lambda a, b: jnp.where(s.num_in_trick == 4, a, b),
                                       self._end_trick(s), s)
@@ -545,7 +583,7 @@ class Tractor(Env):
     def _end_trick(self, s: State) -> State:
         eff, order, slot = tm.context(s.level, s.trump)
         plays = tm.pad(s.trick.astype(jnp.int32))
-        win = tm.trick_winner(plays, s.leader, s.lead_k1, s.lead_pairs, eff, order, slot)
+        win = tm.trick_winner(plays, s.leader, s.lead_tractors, s.lead_pairs, eff, order, slot)
         pts = jnp.sum(plays * jnp.asarray(tm.POINTS)[None, :])
         defender_won = (win % 2) == (s.dealer % 2)
         s = s.replace(
@@ -612,10 +650,13 @@ class Tractor(Env):
         """A full state consistent with what ``seat`` has seen: the cards it has not seen (others'
         hands less their revealed cards, the kitty unless ``seat`` buried it, the undealt cards)
         are re-dealt at random, each place keeping its size, no seat receiving an effective suit it
-        has shown void in.  Cards are placed one at a time in random order, each to a place drawn
-        in proportion to its free room among those that keep the rest placeable (Hall's condition
-        over the 32 sets of effective suits), so sampling never dead-ends; with no voids it is
-        uniform."""
+        has shown void in, and the cards ``seat`` buried before a chaodi took them over (less those
+        the takers have shown since) staying in the takers' hands or the kitty.  Cards are placed
+        one at a time in random order, each to a place drawn in proportion to its free room among
+        those that keep the rest placeable (Hall's condition over the sets of card classes: 5
+        effective suits, each free or held to the takers), so sampling never dead-ends; with no
+        voids and no such cards it is uniform.  (A seat that takes its own buried cards back
+        forgets where the others went; pairs not followed are not tracked.)"""
         s = state
         seats = jnp.arange(4)
         hands = s._hands.astype(jnp.int32)
@@ -639,26 +680,35 @@ class Tractor(Env):
         eff, _, _ = tm.context(s.level, s.trump)
         eff = eff[:NUM_TYPES]
         void = jnp.where(s.phase == PLAY, s.voids, False)  # [4, 5]
-        takes = jnp.concatenate([~void, jnp.ones((2, 5), bool)])  # [6 places, 5 suits]
-        # physical copies: copy 0 / 1 of each type, present when pool > copy
+        takes_suit = jnp.concatenate([~void, jnp.ones((2, 5), bool)])  # [6 places, 5 suits]
+        # copies of this seat's earlier burial still hidden: only with the takers or in the kitty
+        takers = s._takers[seat] & others
+        shown = jnp.sum(jnp.where(takers[:, None], s.played.astype(jnp.int32) + rev, 0), axis=0)
+        held_back = jnp.clip(s._bury_mark[seat].astype(jnp.int32) - shown, 0, pool)
+        held_back = jnp.where(known_kitty, 0, held_back)
+        to_takers = jnp.concatenate([takers, jnp.array([True, False])])  # [6]
+        takes = jnp.concatenate([takes_suit, takes_suit & to_takers[:, None]], axis=1)  # [6, 10]
+        # physical copies: copy 0 / 1 of each type, present when pool > copy; class = suit, +5
+        # for a copy held to the takers
         ptype = jnp.arange(108) % NUM_TYPES
-        psuit = eff[ptype]
-        present = (jnp.arange(108) // NUM_TYPES) < pool[ptype]
-        rem = jnp.zeros(5, jnp.int32).at[psuit].add(present)
-        subsets = jnp.asarray((np.arange(32)[:, None] >> np.arange(5)) & 1, bool)  # [32, 5]
-        reach = jnp.any(subsets[:, :, None] & takes.T[None], axis=1).astype(jnp.int32)  # [32, 6]
+        copy = jnp.arange(108) // NUM_TYPES
+        pclass = eff[ptype] + 5 * (copy < held_back[ptype])
+        present = copy < pool[ptype]
+        rem = jnp.zeros(10, jnp.int32).at[pclass].add(present)
+        subsets = jnp.asarray((np.arange(1024)[:, None] >> np.arange(10)) & 1, bool)  # [1024, 10]
+        reach = jnp.any(subsets[:, :, None] & takes.T[None], axis=1).astype(jnp.int32)  # [1024, 6]
         sub_i = subsets.astype(jnp.int32)
 
-        def feasible(room, rem):  # Hall's condition over the sets of suits
+        def feasible(room, rem):  # Hall's condition over the sets of classes
             return jnp.all(sub_i @ rem <= reach @ room)
 
         def place(carry, inp):
             room, rem = carry
             card, k, ok = inp
-            suit = psuit[card]
-            rem_after = rem.at[suit].add(-1)
+            cls = pclass[card]
+            rem_after = rem.at[cls].add(-1)
             fits = jax.vmap(lambda j: feasible(room.at[j].add(-1), rem_after))(jnp.arange(6))
-            w = jnp.where(fits & takes[:, suit] & (room > 0), room, 0).astype(jnp.float32)
+            w = jnp.where(fits & takes[:, cls] & (room > 0), room, 0).astype(jnp.float32)
             w = jnp.where(jnp.sum(w) > 0, w, room.astype(jnp.float32))  # never needed
             j = jnp.where(ok, jax.random.categorical(k, jnp.log(w)), 6)
             room = room.at[jnp.minimum(j, 5)].add(jnp.where(ok, -1, 0))
@@ -795,9 +845,10 @@ def _after_lead(lead: np.ndarray, hand: np.ndarray, lv: int, tr: int) -> State:
     s = _ENV.trick_state([np.zeros(NUM_TYPES, np.int32), hand, np.zeros(NUM_TYPES, np.int32),
                           np.zeros(NUM_TYPES, np.int32)], lv + 2, ("S", "H", "D", "C", "NT")[tr])
     eff, _, slot = tm.context(jnp.int32(lv), jnp.int32(tr))
-    suit, n, k1, pairs = tm.lead_info(tm.pad(jnp.asarray(lead)), eff, slot)
+    suit, n, tractors, pairs = tm.lead_info(tm.pad(jnp.asarray(lead)), eff, slot)
     return s.replace(trick=s.trick.at[0].set(jnp.asarray(lead, jnp.int8)), lead_suit=suit,
-                     lead_n=n, lead_k1=k1, lead_pairs=pairs, num_in_trick=jnp.int32(1),
+                     lead_n=n, lead_k1=tractors[0], lead_pairs=pairs, lead_tractors=tractors,
+                     num_in_trick=jnp.int32(1),
                      current_player=jnp.int32(1), played=s.played.at[0].set(jnp.asarray(lead, jnp.int8)))
 
 
@@ -820,30 +871,39 @@ def follow_options(hand, lead, level, trump) -> list[list[str]]:
     eff = tm.EFF[lv, tr, :NUM_TYPES]
     if len(set(eff[ld > 0])) != 1:
         raise ValueError("a lead is cards of one effective suit")
-    base = _after_lead(ld, h, lv, tr)
+    start = _after_lead(ld, h, lv, tr)
     n = int(ld.sum())
-    out = []
+    tractors = np.asarray(start.lead_tractors)
+    # against several tractors a follow is built unit by unit (see Tractor._follow_unit)
+    unit_ends = set(np.cumsum(2 * tractors).tolist()) if tractors[1] >= 2 else set()
+    out = set()
 
-    def walk(part, last):
+    def walk(part, done, last):
+        # cards inside a unit are taken in increasing type order: each set is walked once
         if part.sum() == n:
-            out.append(_sorted_strs(part))
+            out.add(tuple(_sorted_strs(part)))
             return
-        mask = np.asarray(_mask_jit(base.replace(trick=base.trick.at[1].set(jnp.asarray(part, jnp.int8)))))
+        state = start.replace(trick=start.trick.at[1].set(jnp.asarray(part, jnp.int8)),
+                              follow_base=jnp.asarray(done, jnp.int8))
+        mask = np.asarray(_mask_jit(state))
         for t in np.flatnonzero(mask[:NUM_TYPES]):
             if t >= last:
                 nxt = part.copy()
                 nxt[t] += 1
-                walk(nxt, t)
+                if int(nxt.sum()) in unit_ends:
+                    walk(nxt, nxt.copy(), 0)
+                else:
+                    walk(nxt, done, t)
 
-    walk(np.zeros(NUM_TYPES, np.int32), 0)
-    return sorted(out)
+    walk(np.zeros(NUM_TYPES, np.int32), np.zeros(NUM_TYPES, np.int32), 0)
+    return sorted(list(p) for p in out)
 
 
 @jax.jit
 def _winner_jit(plays, lv, tr):
     eff, order, slot = tm.context(lv, tr)
-    _, _, k1, pairs = tm.lead_info(plays[0], eff, slot)
-    return tm.trick_winner(plays, 0, k1, pairs, eff, order, slot)
+    _, _, tractors, pairs = tm.lead_info(plays[0], eff, slot)
+    return tm.trick_winner(plays, 0, tractors, pairs, eff, order, slot)
 
 
 def trick_winner(plays, level, trump) -> int:
@@ -859,7 +919,7 @@ def trick_winner(plays, level, trump) -> int:
 @jax.jit
 def _throw_jit(lead, others, lv, tr):
     eff, order, slot = tm.context(lv, tr)
-    return tm.throw_check(lead, others, eff, order, slot)
+    return tm.throw_check(lead, others, eff, order, slot)[:2]
 
 
 def throw_check(lead, other_hands, level, trump) -> tuple[bool, list[str]]:

@@ -134,11 +134,6 @@ def pad(c):
     return jnp.concatenate([c, jnp.zeros(c.shape[:-1] + (PAD - c.shape[-1],), jnp.int32)], axis=-1)
 
 
-def longest(pt, counts):
-    """Longest chain of pairs (1 = a pair, 0 = none) in ``counts`` (int[55]) along paths ``pt``."""
-    return jnp.max(jnp.where(held_paths(pt, counts == 2), jnp.asarray(P_LEN), 0))
-
-
 def suit_of_play(c, eff):
     """(suit, one_suit): the effective suit of a play and whether all its cards share it."""
     present = c > 0
@@ -146,13 +141,13 @@ def suit_of_play(c, eff):
     return jnp.argmax(suits).astype(jnp.int32), jnp.sum(suits) == 1
 
 
-def lead_info(c, eff, slot):
-    """(suit, n, k1, pairs) of a play used as a lead: longest tractor (0 if none), pairs in all."""
+def lead_info(c, eff, slot, tractors=None):
+    """(suit, n, tractors int[6], pairs) of a play used as a lead: its tractors' lengths longest
+    first (0 = none; from :func:`units` unless given), pairs in all."""
     suit, _ = suit_of_play(c, eff)
-    pt = path_types(slot, suit)
-    k1 = longest(pt, c)
-    k1 = jnp.where(k1 >= 2, k1, 0)
-    return suit, jnp.sum(c), k1, jnp.sum(c == 2)
+    if tractors is None:
+        tractors = units(c, suit, eff, slot)[0]
+    return suit, jnp.sum(c), tractors, jnp.sum(c == 2)
 
 
 # ---------------------------------------------------------------------------- units and throws
@@ -184,9 +179,10 @@ def units(c, suit, eff, slot):
 def throw_check(lead, others, eff, order, slot):
     """Whether a lead ``lead`` (int[55]) stands against the hands ``others`` (int[k, 55]).
 
-    Returns (stands, played int[55]): a lead of one unit always stands; a throw fails when another
-    hand holds, in the lead's suit, a unit of the same shape ranking higher than one of the thrown
-    units; then only the smallest failing unit (fewest cards, then lowest order) is played.
+    Returns (stands, played int[55], tractors int[6]): a lead of one unit always stands; a throw
+    fails when another hand holds, in the lead's suit, a unit of the same shape ranking higher than
+    one of the thrown units; then only the smallest failing unit (fewest cards, then lowest order)
+    is played.  ``tractors``: the lengths of the tractors in what is played, longest first.
     """
     suit, _ = suit_of_play(lead, eff)
     lens, tops, tmask, pairs, singles = units(lead, suit, eff, slot)
@@ -215,7 +211,61 @@ def throw_check(lead, others, eff, order, slot):
                        jnp.where(pair_fail, 2 * (types == pair_t).astype(jnp.int32),
                                  2 * tmask[t_pick].astype(jnp.int32)))
     fails = (n_units > 1) & (single_fail | pair_fail | jnp.any(t_fail))
-    return ~fails, jnp.where(fails, played, lead)
+    # tractor lengths of what is played: the lead's, or the one failing tractor's
+    t_played = ~single_fail & ~pair_fail
+    lens_failed = jnp.zeros_like(lens).at[0].set(jnp.where(t_played, lens[t_pick], 0))
+    return ~fails, jnp.where(fails, played, lead), jnp.where(fails, lens_failed, lens)
+
+
+def _runs(held):
+    """int[16]: the length of each maximal run of True in ``held`` (bool[16]) at its last
+    position, 0 elsewhere."""
+    idx = jnp.arange(held.shape[0])
+    last_gap = jax.lax.cummax(jnp.where(held, -1, idx))
+    ends = held & ~jnp.concatenate([held[1:], jnp.zeros(1, bool)])
+    return jnp.where(ends, idx - last_gap, 0)
+
+
+def _best_fit(bins, items):
+    """Best-fit decreasing: each item (longest first) into the bin it leaves least room in.
+    Exact for up to three items (checked against exhaustive search over all item and bin
+    sizes a 25-card lead allows); with four or more it can miss a packing."""
+    ok = jnp.bool_(True)
+    for i in range(items.shape[0]):
+        k = items[i]
+        slack = bins - k
+        j = jnp.argmin(jnp.where(slack >= 0, slack, 99))
+        ok = ok & ((k == 0) | (slack[j] >= 0))
+        bins = bins.at[j].add(jnp.where(k > 0, -k, 0))
+    return ok
+
+
+def chains_fit(pairs, suit, slot, items):
+    """Whether the pair types ``pairs`` (bool[55]) of ``suit`` hold disjoint tractors of the
+    lengths ``items`` (int[6], longest first, 0 = none): the structure test of a play against a
+    lead with several tractors.
+
+    The pairs of a suit lie on one line of positions, except at its layered position (the
+    off-suit level cards of a trump suit, the level cards in NT) where one alternative can link
+    to the position below and one (the same or another) to the position above.  Every way of
+    linking gives a set of runs, and the tractors fit when they pack into the runs of one of
+    them (a run of r pairs holds tractors of r pairs in all).
+    """
+    s = slot[suit]  # [16, 4]
+    held = pairs[s] & (s != DUMMY)
+    lay = jnp.argmax(jnp.any(s != s[:, :1], axis=1))  # the layered position (0 when none)
+    pos = jnp.arange(NUM_POS)
+    line = held[:, 0]
+
+    def fits(a_low, a_high):
+        at = lambda a: jnp.where(pos == lay, held[lay, a], line)  # noqa: E731
+        through = _runs(at(a_low))
+        split = jnp.concatenate([_runs(at(a_low) & (pos <= lay)), _runs(at(a_high) & (pos >= lay))])
+        bins = jnp.where(a_low == a_high, jnp.concatenate([through, jnp.zeros_like(through)]), split)
+        return _best_fit(bins, items)
+
+    lows, highs = np.divmod(np.arange(NUM_ALT * NUM_ALT), NUM_ALT)
+    return jnp.any(jax.vmap(fits)(jnp.asarray(lows), jnp.asarray(highs)))
 
 
 # ---------------------------------------------------------------------------- following
@@ -299,14 +349,15 @@ def unit_prefix_mask(hand, part, eff, slot):
 
 
 # ---------------------------------------------------------------------------- winning
-def play_key(c, suit, k1, lead_pairs, order, slot):
-    """(matches, key): whether a one-suit play has the lead's structure, and the order of the
-    highest card of its largest unit (the top of its best ``k1``-chain, its best pair, or its best
-    card)."""
+def play_key(c, suit, tractors, lead_pairs, order, slot):
+    """(matches, key): whether a one-suit play has the lead's structure (as many pairs, and
+    disjoint tractors of the lead's lengths ``tractors`` int[6]), and the order of the highest
+    card of its largest unit (the top of its best chain of the lead's longest tractor, its best
+    pair, or its best card)."""
+    k1 = tractors[0]
     pt = path_types(slot, suit)
     held = held_paths(pt, c == 2)
-    chain_ok = jnp.any(held & (jnp.asarray(P_LEN) >= k1))
-    matches = (jnp.sum(c == 2) >= lead_pairs) & ((k1 < 2) | chain_ok)
+    matches = (jnp.sum(c == 2) >= lead_pairs) & chains_fit(c == 2, suit, slot, tractors)
     key_chain = jnp.max(jnp.where(held & (jnp.asarray(P_LEN) == k1), jnp.asarray(P_TOP), 0))
     key_pair = jnp.max(jnp.where(c == 2, order, 0))
     key_card = jnp.max(jnp.where(c > 0, order, 0))
@@ -314,9 +365,9 @@ def play_key(c, suit, k1, lead_pairs, order, slot):
     return matches, key
 
 
-def trick_winner(plays, leader, k1, lead_pairs, eff, order, slot):
+def trick_winner(plays, leader, tractors, lead_pairs, eff, order, slot):
     """Index (seat) of the winner of a trick ``plays`` (int[4, 55], rows by seat), led by
-    ``leader``; the rules' pseudo-code: a follower wins with a play of the led suit or of trump
+    ``leader`` (its tractor lengths ``tractors``, its pairs ``lead_pairs``); the rules' pseudo-code: a follower wins with a play of the led suit or of trump
     that has the lead's structure and beats the best so far (trump over plain; within a suit a
     higher key; ties keep the earlier player)."""
     lead = plays[leader]
@@ -325,7 +376,7 @@ def trick_winner(plays, leader, k1, lead_pairs, eff, order, slot):
 
     def judge(x):
         xs, one = suit_of_play(x, eff)
-        m, key = play_key(x, xs, k1, lead_pairs, order, slot)
+        m, key = play_key(x, xs, tractors, lead_pairs, order, slot)
         return xs, one & ((xs == lsuit) | (xs == TRUMP)) & m, key
 
     xsuit, valid, keys = jax.vmap(judge)(plays[seats])  # in playing order, the lead first
