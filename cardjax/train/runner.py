@@ -126,6 +126,29 @@ def games_mesh(num_envs: int):
     return mesh if mesh.devices.size > 1 else None
 
 
+def begin(args, resolve: Callable, make_train: Callable):
+    """The start every training command shares: join a multi-process run (``--multihost``),
+    resolve the run's config (``resolve(args) -> (config, latest iteration or None)``), build the
+    trainer on the games mesh (``make_train(config, mesh)``) and its fresh or restored state.
+    Returns ``(config, train, state, checkpoints, is_main)``."""
+    if args.multihost:
+        jax.distributed.initialize()
+    is_main = jax.process_index() == 0
+    cfg, latest = resolve(args)
+    train = make_train(cfg, games_mesh(cfg.num_envs))
+    state, ckpt = initial_state(args.out, latest, train.init, args.seed, is_main)
+    return cfg, train, state, ckpt, is_main
+
+
+def announce(name: str, details: str, params, out: str) -> None:
+    """One line on stderr: what trains on which devices, ``details``, the size of ``params``."""
+    from cardjax import __version__
+
+    count = sum(x.size for x in jax.tree_util.tree_leaves(params))
+    print(f"cardjax {__version__}: {name} on {jax.device_count()} {jax.devices()[0].platform} "
+          f"device(s); {details} ({count:,} params), out {out}", file=sys.stderr)
+
+
 def initial_state(out: str, latest: int | None, init: Callable, seed: int, is_main: bool = True):
     """``(state, checkpoints)``: a fresh ``init(PRNGKey(seed))``, or the run's checkpoint
     ``latest`` restored with the shapes and shardings of ``init``'s state."""
