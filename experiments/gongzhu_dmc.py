@@ -45,7 +45,7 @@ def parse_args(argv=None):
     return dmc_cli.make_parser(
         __doc__, "runs/gongzhu_dmc", 200, TRAIN_DEFAULTS,
         "WPG: duplicate deals against two Mr Greeds, both seat rotations",
-        skip=("lstm",), eval_every=50, eval_deals=32).parse_args(argv)
+        skip=("lstm",), eval_every=50, eval_deals=32, checkpoint_every=50).parse_args(argv)
 
 
 def make_evaluate(cfg: dmc.Config, params, deals: int, seed: int):

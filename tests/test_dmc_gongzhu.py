@@ -185,6 +185,7 @@ def test_cli_rejects_bad_flags(flag, capsys):
 
 def test_cli_defaults_are_gongzhus(tmp_path):
     args = gongzhu_dmc.parse_args(["--out", str(tmp_path / "new")])
-    assert args.eval_every == 50 and args.eval_deals == 32 and args.iterations == 200
+    assert (args.iterations, args.eval_every, args.eval_deals, args.checkpoint_every) == \
+        (200, 50, 32, 50)
     cfg, latest = dmc_cli.resolve_config(args, gongzhu_dmc.TRAIN_DEFAULTS)
     assert latest is None and cfg.game == "gongzhu" and cfg.k == 13 and cfg.max_steps == 52

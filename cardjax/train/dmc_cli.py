@@ -61,15 +61,15 @@ _TRAIN_FLAGS = {
 
 
 def make_parser(doc: str, out: str, iterations: int, defaults: dict, eval_title: str,
-                skip: tuple = (), eval_every: int = 10,
-                eval_deals: int = 64) -> argparse.ArgumentParser:
+                skip: tuple = (), eval_every: int = 10, eval_deals: int = 64,
+                checkpoint_every: int = 1) -> argparse.ArgumentParser:
     """The command's parser: run flags, the training flags (but ``skip``; they default to None
     so that a resumed run can tell the flags a user typed) and ``--eval_every --eval_deals
     --eval_seed``."""
     p = argparse.ArgumentParser(description=doc.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog=doc.split("\n\n", 2)[2])
-    runner.add_run_flags(p, out=out, iterations=iterations)
+    runner.add_run_flags(p, out=out, iterations=iterations, checkpoint_every=checkpoint_every)
     train = p.add_argument_group("training (saved with the run; defaults in brackets)")
     for name, (kind, text) in _TRAIN_FLAGS.items():
         if name in skip:

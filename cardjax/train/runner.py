@@ -97,9 +97,10 @@ class DictConfig:
         return cls(**d)
 
 
-def add_run_flags(parser, out: str, iterations: int):
+def add_run_flags(parser, out: str, iterations: int, checkpoint_every: int = 1):
     """The "run" flag group every training command shares: ``--out --iterations --resume --seed
-    --checkpoint_every --multihost --no-progress``."""
+    --checkpoint_every --multihost --no-progress`` (a command whose iterations take milliseconds
+    checkpoints less often: saving costs more than the step)."""
     from cardjax.cli import positive_int
 
     run = parser.add_argument_group("run")
@@ -109,7 +110,8 @@ def add_run_flags(parser, out: str, iterations: int):
     run.add_argument("--resume", action="store_true",
                      help="continue the newest checkpoint in --out (its training flags win)")
     run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--checkpoint_every", type=positive_int, default=1)
+    run.add_argument("--checkpoint_every", type=positive_int, default=checkpoint_every,
+                     help="save every this many iterations and after the last")
     run.add_argument("--multihost", action="store_true",
                      help="call jax.distributed.initialize() first (TPU pod slice, SLURM)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
