@@ -1,4 +1,5 @@
-"""The command line of the DMC experiments (``experiments/douzero.py``, ``experiments/gongzhu_dmc.py``).
+"""The command line shared by the DMC experiments (``experiments/douzero.py``,
+``experiments/gongzhu_dmc.py``).
 
 Both commands share the training flags, the resolution of a run's config (new or resumed) and the
 training ``main``; a game's command only gives its small defaults and how it is evaluated:
