@@ -24,11 +24,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 import jax
 
-import cardjax
 from cardjax import agents
 from cardjax.agents import scrofazero as scrofazero_agent
 from cardjax.cli import non_negative_int, positive_float, positive_int
@@ -99,17 +97,10 @@ def resolve_config(args) -> tuple[alphazero.Config, int | None]:
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    if args.multihost:
-        jax.distributed.initialize()
-    is_main = jax.process_index() == 0
-    cfg, latest = resolve_config(args)
-    train = alphazero.make_train(cfg, runner.games_mesh(cfg.num_envs))
-    state, ckpt = runner.initial_state(args.out, latest, train.init, args.seed, is_main)
+    cfg, train, state, ckpt, is_main = runner.begin(args, resolve_config, alphazero.make_train)
     if is_main:
-        params = sum(x.size for x in jax.tree_util.tree_leaves(state.params))
-        print(f"cardjax {cardjax.__version__}: ScrofaZero on {jax.device_count()} "
-              f"{jax.devices()[0].platform} device(s); {cfg.num_envs} games/iteration, "
-              f"net {cfg.width}x{cfg.depth} ({params:,} params), out {args.out}", file=sys.stderr)
+        runner.announce("ScrofaZero", f"{cfg.num_envs} games/iteration, net "
+                        f"{cfg.width}x{cfg.depth}", state.params, args.out)
 
     evaluate, info = None, None
     if args.eval_deals > 0 and is_main:

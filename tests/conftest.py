@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import json
 import pathlib
 
 import jax
@@ -59,6 +60,60 @@ def load_script(path: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def read_metrics(out: str) -> list[dict]:
+    """The records of a run's ``metrics.jsonl``."""
+    with open(pathlib.Path(out) / "metrics.jsonl") as f:
+        return [json.loads(line) for line in f]
+
+
+def restore_newest(train, out: str):
+    """The newest checkpoint of the run ``out``, restored in the shapes of ``train.init``."""
+    from cardjax.train.checkpoint import Checkpoints
+
+    ckpt = Checkpoints(out)
+    try:
+        return ckpt.restore(jax.eval_shape(train.init, jax.random.PRNGKey(0)))
+    finally:
+        ckpt.close()
+
+
+def straight_and_resumed(main, flags: list, base, iterations: int = 3, between=None):
+    """A training command's run of ``iterations`` in one go (``base/straight``) and one stopped
+    an iteration short and resumed (``base/split``; ``between(split)`` runs at the stop).
+    ``main(argv)`` is the command's entry point.  Returns the two run directories."""
+    straight, split = str(base / "straight"), str(base / "split")
+    main(flags + ["--out", straight, "--iterations", str(iterations)])
+    main(flags + ["--out", split, "--iterations", str(iterations - 1)])
+    if between is not None:
+        between(split)
+    main(flags + ["--out", split, "--iterations", str(iterations), "--resume"])
+    return straight, split
+
+
+def assert_refuses_to_mix(main, flags: list, out: str, flag: str, typed, saved):
+    """A training command (``main(argv)``) refuses to start a new run in ``out``, which holds
+    one, and to resume it with ``--flag typed`` when the run has ``saved``."""
+    with pytest.raises(SystemExit, match="already holds a run"):
+        main(flags + ["--out", out, "--iterations", "99"])
+    with pytest.raises(SystemExit, match=f"--{flag} {typed} \\(the run has {saved}\\)"):
+        main([f"--{flag}", str(typed), "--out", out, "--resume", "--eval_deals", "0"])
+
+
+def assert_same_run(a: str, b: str, load_params, timing=("seconds", "elapsed_s")):
+    """Runs ``a`` and ``b`` logged the same metrics (but the ``timing`` keys) and saved the same
+    config and params (``load_params(run) -> (params, config)``).  Returns ``a``'s pair."""
+    ma, mb = read_metrics(a), read_metrics(b)
+    assert [r["iteration"] for r in ma] == [r["iteration"] for r in mb]
+    for ra, rb in zip(ma, mb):
+        assert {k: v for k, v in ra.items() if k not in timing} == \
+            {k: v for k, v in rb.items() if k not in timing}
+    (pa, cfg_a), (pb, cfg_b) = load_params(a), load_params(b)
+    assert cfg_a == cfg_b
+    for x, y in zip(jax.tree_util.tree_leaves(pa), jax.tree_util.tree_leaves(pb)):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    return pa, cfg_a
 
 
 class Compiled:

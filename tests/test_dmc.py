@@ -9,7 +9,6 @@ One training step is compiled for the whole module (``dmc.cached_train`` keeps i
 
 from __future__ import annotations
 
-import json
 import os
 
 import jax
@@ -22,8 +21,8 @@ from cardjax.agents import dmc as dmc_agent
 from cardjax.eval import arena
 from cardjax.games.doudizhu import OBS_SIZE
 from cardjax.train import dmc
-from cardjax.train.checkpoint import Checkpoints
-from conftest import load_script
+from conftest import (assert_refuses_to_mix, assert_same_run, load_script, read_metrics,
+                      restore_newest, straight_and_resumed)
 
 douzero = load_script("experiments/douzero.py")
 
@@ -90,54 +89,35 @@ def test_compact_keeps_exactly_the_legal_actions():
 
 
 # ------------------------------------------------------------------------- training, end to end
-def _metrics(out):
-    with open(os.path.join(out, "metrics.jsonl")) as f:
-        return [json.loads(line) for line in f]
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """3 iterations in one go, and 2 iterations + a stop + --resume to 3."""
-    base = tmp_path_factory.mktemp("dmc")
-    straight, split = str(base / "straight"), str(base / "split")
-    douzero.main(TINY_FLAGS + ["--out", straight, "--iterations", "3"])
-    douzero.main(TINY_FLAGS + ["--out", split, "--iterations", "2"])
-    # a killed run may leave a half-written line after its checkpoint: it is dropped on resume
-    with open(os.path.join(split, "metrics.jsonl"), "a") as f:
-        f.write('{"iteration": 3, "loss": 99')
-    douzero.main(TINY_FLAGS + ["--out", split, "--iterations", "3", "--resume"])
-    return straight, split
+    def half_written_line(split):
+        # a killed run may leave a half-written line after its checkpoint: dropped on resume
+        with open(os.path.join(split, "metrics.jsonl"), "a") as f:
+            f.write('{"iteration": 3, "loss": 99')
+
+    return straight_and_resumed(douzero.main, TINY_FLAGS, tmp_path_factory.mktemp("dmc"),
+                                between=half_written_line)
 
 
 @pytest.fixture(scope="module")
 def final_state(runs):
-    cfg = dmc.Config.from_dict({**douzero.TRAIN_DEFAULTS, **TINY})
-    train = dmc.cached_train(cfg)
-    ckpt = Checkpoints(runs[0])
-    state = ckpt.restore(jax.eval_shape(train.init, jax.random.PRNGKey(0)))
-    ckpt.close()
-    return train, state
+    train = dmc.cached_train(dmc.Config.from_dict({**douzero.TRAIN_DEFAULTS, **TINY}))
+    return train, restore_newest(train, runs[0])
 
 
 def test_resume_equals_uninterrupted_run(runs):
-    straight, split = runs
-    a, b = _metrics(straight), _metrics(split)
-    assert [r["iteration"] for r in a] == [r["iteration"] for r in b] == [1, 2, 3]
-    for ra, rb in zip(a, b):
-        assert {k: v for k, v in ra.items() if k not in TIMING} == \
-            {k: v for k, v in rb.items() if k not in TIMING}
-    pa, cfg_a = dmc_agent.load_params(straight)
-    pb, cfg_b = dmc_agent.load_params(split)
-    assert cfg_a == cfg_b == dmc.Config.from_dict({**douzero.TRAIN_DEFAULTS, **TINY})
-    for x, y in zip(jax.tree_util.tree_leaves(pa), jax.tree_util.tree_leaves(pb)):
-        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    pa, cfg = assert_same_run(*runs, dmc_agent.load_params, TIMING)
+    assert [r["iteration"] for r in read_metrics(runs[0])] == [1, 2, 3]
+    assert cfg == dmc.Config.from_dict({**douzero.TRAIN_DEFAULTS, **TINY})
     # one network per position: every leaf has a leading axis of 3, and they differ
     leaf = jax.tree_util.tree_leaves(pa)[0]
     assert leaf.shape[0] == 3 and not np.array_equal(leaf[0], leaf[1])
 
 
 def test_metrics_report_frames_overflow_and_truncation(runs):
-    for r in _metrics(runs[0]):
+    for r in read_metrics(runs[0]):
         assert r["frames"] == r["decisions"] > 0 and r["frames_per_s"] > 0
         assert r["truncated"] == 0 and r["role_mismatch"] == 0
         assert 0 <= r["overflow"] <= r["decisions"] and r["max_legal"] >= 1
@@ -170,7 +150,7 @@ def test_self_play_targets_are_each_seats_final_reward(final_state, runs):
         assert np.all(lord[2::3] == [0, 1, 0])
         assert np.all(tgt[n:, b] == 0)
     # the iteration's metrics agree: the landlord's first decision holds its final reward
-    last = _metrics(runs[0])[-1]
+    last = read_metrics(runs[0])[-1]
     assert last["landlord_reward"] == pytest.approx(float(np.mean(tgt[0])))
     assert last["landlord_wins"] == pytest.approx(float(np.mean(tgt[0] > 0)))
     assert last["frames"] == float(w.sum())
@@ -241,14 +221,11 @@ def test_agent_batched_choice_equals_one_game_choice(runs):
 # ------------------------------------------------------------------------------------------ CLI
 def test_cli_refuses_to_mix_runs(runs):
     out = runs[0]
-    with pytest.raises(SystemExit, match="already holds a run"):
-        douzero.main(TINY_FLAGS + ["--out", out, "--iterations", "4"])
-    with pytest.raises(SystemExit, match="--width 64 \\(the run has 32\\)"):
-        douzero.main(["--width", "64", "--out", out, "--resume", "--eval_deals", "0"])
+    assert_refuses_to_mix(douzero.main, TINY_FLAGS, out, "width", 64, 32)
     # asking for no more iterations than done: nothing to train, the run is unchanged
     summary = douzero.main(["--out", out, "--iterations", "3", "--resume", "--eval_deals", "0",
                             "--no-progress"])
-    assert summary["iteration"] == 3 and len(_metrics(out)) == 3
+    assert summary["iteration"] == 3 and len(read_metrics(out)) == 3
 
 
 @pytest.mark.parametrize("flag", ["--num_envs=0", "--epsilon=1.5", "--reward=money",

@@ -1,14 +1,16 @@
-"""A trained DMC player (DouZero) loaded from a training run (``experiments/douzero.py --out DIR``).
+"""A trained DMC player loaded from a training run (``experiments/douzero.py --out DIR``: DouZero
+for Dou Dizhu, named ``douzero``; ``experiments/gongzhu_dmc.py --out DIR``: Gongzhu, named
+``gongzhu_dmc``).
 
 ``load(env, path, **opts)`` restores the newest (or a chosen) checkpoint's Q networks (one per
-role) and returns an :class:`~cardjax.agents.Agent` that plays greedily: the legal actions are
-compacted into ``k`` slots (default: the run's ``k``; :func:`cardjax.train.dmc.compact`), the
-network of the acting seat's role scores them and the best one is played -- no exploration.
-``act`` is for one game; under ``vmap`` (the arena) a custom batching rule scores the whole
-batch at once in the trainer's tiers (:func:`cardjax.train.dmc.greedy_actions`), the same
-choices at a fraction of the cost of scoring every slot of every game.  A
-position with more than ``k`` legal actions chooses among the first ``k`` (increasing action id);
-pass a larger ``k`` to widen it.
+role; Gongzhu has one for every seat) and returns an :class:`~cardjax.agents.Agent` that plays
+greedily: the legal actions are compacted into ``k`` slots (default: the run's ``k``;
+:func:`cardjax.train.dmc.compact`), the network of the acting seat's role scores them and the
+best one is played -- no exploration.  ``act`` is for one game; under ``vmap`` (the arena) a
+custom batching rule scores the whole batch at once in the trainer's tiers
+(:func:`cardjax.train.dmc.greedy_actions`), the same choices at a fraction of the cost of scoring
+every slot of every game.  A position with more than ``k`` legal actions chooses among the first
+``k`` (increasing action id); pass a larger ``k`` to widen it.
 
 :func:`is_run` tells whether a run directory was made by the DMC trainer (its saved config has
 ``"algorithm": "dmc"``), for ``cardjax.agents.load`` to dispatch on.
@@ -25,6 +27,7 @@ from cardjax.train.checkpoint import Checkpoints, find_run
 # Options of the search players that scripts/arena.py passes to every loader; a greedy DMC player
 # has no use for them.
 _SEARCH_OPTIONS = {"worlds", "sampling", "iec", "b"}
+NAMES = {"doudizhu": "douzero", "gongzhu": "gongzhu_dmc"}  # the players' default names
 
 
 def saved_config(path: str, iteration: int | None = None) -> dict:
@@ -57,7 +60,8 @@ def load_params(path: str, iteration: int | None = None):
     return state.params, cfg
 
 
-def agent_from_params(env, params, cfg: dmc.Config, name: str = "douzero", k: int | None = None):
+def agent_from_params(env, params, cfg: dmc.Config, name: str | None = None,
+                      k: int | None = None):
     """The greedy player of the networks ``params`` (stacked per role) trained with ``cfg``."""
     from cardjax.agents import Agent
 
@@ -95,7 +99,7 @@ def agent_from_params(env, params, cfg: dmc.Config, name: str = "douzero", k: in
         del key
         return choose(params, state)
 
-    return Agent(name, act, params)
+    return Agent(name or NAMES[cfg.game], act, params)
 
 
 def load(env, path: str, iteration: int | None = None, name: str | None = None,
@@ -110,4 +114,4 @@ def load(env, path: str, iteration: int | None = None, name: str | None = None,
         raise ValueError(f"unknown options {sorted(unknown)} for a DMC player; known: "
                          "iteration, name, k")
     params, cfg = load_params(path, iteration)
-    return agent_from_params(env, params, cfg, name=name or "douzero", k=k)
+    return agent_from_params(env, params, cfg, name=name, k=k)

@@ -1,4 +1,5 @@
-"""Deep Monte Carlo (DMC) self-play training -- DouZero for Dou Dizhu -- as one jitted step.
+"""Deep Monte Carlo (DMC) self-play training -- DouZero for Dou Dizhu, and a Gongzhu baseline --
+as one jitted step.
 
 :func:`make_train` returns ``init(key) -> TrainState`` and ``step(TrainState) -> (TrainState,
 metrics)``; ``step`` is compiled once and does a whole iteration on device (actors and learner in
@@ -14,12 +15,13 @@ one program, no queues):
    actions acts on the first ``k`` (increasing action id) and is counted in ``overflow``.  Nothing
    is dropped silently.
 2. **Targets**: Monte-Carlo returns per seat with a backward ``lax.scan`` (:func:`returns`):
-   ``G_t = r_t + gamma * G_{t+1}`` over the env's per-seat reward vectors (all zero except at
-   the last step, where the env puts each seat's final reward with its own sign: landlord
-   ``+-2m``, each peasant ``-+m`` under ADP); the target of a decision is ``G_t`` of the seat that
-   made it.  ``gamma`` discounts per env step (every seat's move counts); 1 for Dou Dizhu, where
-   the target is the final reward itself, as in DouZero.  Steps after the end of a game
-   (padding) and the decisions of truncated games weigh 0.
+   ``G_t = r_t + gamma * G_{t+1}`` over the env's per-seat reward vectors times
+   ``reward_scale`` (all zero except at the last step, where the env puts each seat's final
+   reward with its own sign: Dou Dizhu landlord ``+-2m``, each peasant ``-+m`` under ADP; Gongzhu
+   each seat its team's point margin); the target of a decision is ``G_t`` of the seat that made
+   it.  ``gamma`` discounts per env step (every seat's move counts); 1 for Dou Dizhu, where the
+   target is the final reward itself, as in DouZero.  Steps after the end of a game (padding) and
+   the decisions of truncated games weigh 0.
 3. **Learning** (the learner): one network per role (a params pytree with a leading axis of
    ``num_roles``, the roles' updates vmapped); each role is trained on its own decisions,
    ``epochs`` passes of shuffled minibatches of ``minibatch`` decisions: the valid decisions are
@@ -37,7 +39,10 @@ every step (true for Dou Dizhu without bidding: ``env.init`` makes seat 0 the la
 seats play in turn and a pass is a step).  So at each self-play step one network acts for the
 whole batch (the params are indexed, not gathered per game) and the buffer's step axis splits
 into the roles' decisions by a reshape.  The ``role_mismatch`` metric counts decisions where the
-game's own ``role(state)`` disagrees (it must stay 0).
+game's own ``role(state)`` disagrees (it must stay 0).  With one role (Gongzhu) it holds trivially.
+
+Per-game defaults (:data:`GAME_DEFAULTS`, :meth:`Config.for_game`): the fields of :class:`Config`
+are Dou Dizhu's; a game overrides the ones that differ (reward, ``k``, ``max_steps``, ...).
 
 Dou Dizhu (:func:`doudizhu_game`).  Roles, as in DouZero: 0 ``landlord``; 1 ``landlord_down``,
 the peasant who plays right after the landlord (seat 1 when the landlord is seat 0); 2
@@ -73,12 +78,26 @@ other seats keep a card each -- and at most two passes between them), so the def
 156`` (rounded to a multiple of 3) never truncates; smaller values are allowed and count
 ``truncated`` games.
 
+Gongzhu (:func:`gongzhu_game`, without the exposure phase).  One role, ``player``: one network
+plays all four seats (the teams' symmetry; the observation is relative to the acting seat).
+State features: ``env.observe(state, seat)`` (568 values, all 0/1: own hand, the trick, cards
+played per seat, score cards collected per seat, revealed voids, exposed cards, leader), stored as
+bool without loss; no history block for an LSTM (the cards played per seat are the memory).
+Action features (:func:`gongzhu_action_table`): the card one-hot (52), its suit (4) and rank (13)
+one-hot and 4 flags (score card, SQ, DJ, C10).  Reward ``points``: each seat's terminal reward is
+its team's pile total minus the other team's (teammates share it), scaled by ``reward_scale =
+0.01`` (targets in hundreds of points, near DouZero's ADP magnitudes).  A game is exactly 52
+plays (``max_steps = 52``, never truncated) and a hand holds at most 13 cards (``k = 13``,
+``k_fast = 0``: every slot scored in one tier, no overflow possible).
+
 Metrics of a step: ``loss`` (MSE over all trained decisions) and ``loss_<role>``; ``frames``
 (decisions of this iteration's games that were trained on; the runner adds ``frames_per_s``)
 and ``decisions``; ``overflow`` (decisions with more than ``k`` legal actions), its rate and
 ``max_legal``; ``truncated`` games; ``full_scoring_steps``; ``role_mismatch``; ``explored``
-(random moves); ``game_length``, ``max_game_length``, ``steps_run``; ``landlord_wins`` and
-``landlord_reward`` (self-play); ``target_abs`` (mean |target|).
+(random moves); ``game_length``, ``max_game_length``, ``steps_run``; the game's outcome stats
+(``Game.outcome``; Dou Dizhu ``landlord_wins`` and ``landlord_reward``, Gongzhu ``margin`` and
+``margin_abs``: team 0's point margin and its size, self-play); ``target_abs`` (mean |target|,
+scaled).
 
 Data parallel: pass a ``jax.sharding.Mesh`` with one axis ``"data"``; the games (and the
 buffer's game axis) are split over its devices, params and optimizer state are replicated.
@@ -104,7 +123,15 @@ from cardjax.train.runner import DictConfig
 
 Array = jax.Array
 
-ROLE_NAMES = {"doudizhu": ("landlord", "landlord_down", "landlord_up")}
+ROLE_NAMES = {"doudizhu": ("landlord", "landlord_down", "landlord_up"),
+              "gongzhu": ("player",)}  # one network for the four seats
+REWARDS = {"doudizhu": ("adp", "wp", "logadp"), "gongzhu": ("points",)}
+# The fields of Config that a game sets otherwise than Dou Dizhu (see the module docstring).
+GAME_DEFAULTS = {
+    "doudizhu": {},
+    "gongzhu": {"reward": "points", "reward_scale": 0.01, "k": 13, "k_fast": 0,
+                "max_steps": 52},
+}
 
 
 # ---------------------------------------------------------------------------------------- config
@@ -114,7 +141,8 @@ class Config(DictConfig):
 
     algorithm: str = "dmc"  # tells a run directory's loader which trainer made it
     game: str = "doudizhu"
-    reward: str = "adp"  # the env's reward option: adp, wp, logadp
+    reward: str = "adp"  # the env's reward: Dou Dizhu's option adp, wp, logadp; Gongzhu points
+    reward_scale: float = 1.0  # targets are the rewards times this
     num_envs: int = 64  # self-play games per iteration
     k: int = 512  # candidate slots per decision (legal actions beyond are counted as overflow)
     k_fast: int = 32  # slots scored for every decision; 0 = all k (see score_slots)
@@ -139,8 +167,9 @@ class Config(DictConfig):
             raise ValueError(f"algorithm must be 'dmc', got {self.algorithm!r}")
         if self.game not in ROLE_NAMES:
             raise ValueError(f"game must be one of {sorted(ROLE_NAMES)}, got {self.game!r}")
-        if self.reward not in ("adp", "wp", "logadp"):
-            raise ValueError(f"reward must be 'adp', 'wp' or 'logadp', got {self.reward!r}")
+        if self.reward not in REWARDS[self.game]:
+            raise ValueError(f"reward of {self.game} must be one of {REWARDS[self.game]}, got "
+                             f"{self.reward!r} (Config.for_game sets a game's defaults)")
         for name in ("num_envs", "k", "max_steps", "minibatch", "epochs", "lstm", "width",
                      "head_width", "head_depth"):
             if getattr(self, name) < 1:
@@ -152,11 +181,18 @@ class Config(DictConfig):
             raise ValueError(f"epsilon must be in [0, 1], got {self.epsilon}")
         if not 0.0 < self.gamma <= 1.0:
             raise ValueError(f"gamma must be in (0, 1], got {self.gamma}")
-        for name in ("lr", "rms_eps", "clip"):
+        for name in ("lr", "rms_eps", "clip", "reward_scale"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
         if not 0.0 < self.alpha < 1.0:
             raise ValueError(f"alpha must be in (0, 1), got {self.alpha}")
+
+    @classmethod
+    def for_game(cls, game: str, **fields) -> "Config":
+        """The config of ``game`` with its :data:`GAME_DEFAULTS`, updated by ``fields``."""
+        if game not in GAME_DEFAULTS:
+            raise ValueError(f"game must be one of {sorted(GAME_DEFAULTS)}, got {game!r}")
+        return cls(game=game, **{**GAME_DEFAULTS[game], **fields})
 
     @property
     def num_roles(self) -> int:
@@ -177,7 +213,9 @@ class Game(NamedTuple):
     ``features(state) -> bool[F]``: the acting seat's view; ``role(state) -> int32``: which
     network acts; ``action_features``: NumPy ``[num_actions_scored, G]`` table (the actions DMC
     chooses among are ``0 .. len(action_features) - 1``); ``history``: ``(steps, size)``: the last
-    ``steps * size`` features are a sequence for the LSTM (``(0, 0)``: none).
+    ``steps * size`` features are a sequence for the LSTM (``(0, 0)``: none); ``outcome(final,
+    totals) -> dict``: self-play stats (means over the batch) from the finished states and each
+    game's rewards ``totals`` float[B, num_players].
     """
 
     env: Any
@@ -186,6 +224,7 @@ class Game(NamedTuple):
     role: Callable
     action_features: np.ndarray
     history: tuple
+    outcome: Callable
 
     @property
     def num_roles(self) -> int:
@@ -206,14 +245,52 @@ def doudizhu_game(env) -> Game:
     def role(state):
         return ((state.current_player - state.landlord) % 3).astype(jnp.int32)
 
+    def outcome(final, totals):
+        lord = jnp.sum(totals * (jnp.arange(3) == final.landlord[:, None]), axis=1)
+        return {"landlord_wins": jnp.mean((lord > 0).astype(jnp.float32)),
+                "landlord_reward": jnp.mean(lord)}
+
     return Game(env, ROLE_NAMES["doudizhu"], features, role, table,
-                (doudizhu.HISTORY // 3, 3 * doudizhu.PLANES))
+                (doudizhu.HISTORY // 3, 3 * doudizhu.PLANES), outcome)
+
+
+def gongzhu_action_table() -> np.ndarray:
+    """bool[52, 73] Gongzhu action features: card one-hot (52), suit (4), rank (13), and the
+    flags score card, SQ, DJ, C10 (the cards whose points the rules single out)."""
+    from cardjax.games import gongzhu as gz
+
+    cards = np.arange(gz.NUM_CARDS)
+    special = np.stack([gz.IS_SCORE, cards == gz.SQ, cards == gz.DJ, cards == gz.C10], axis=1)
+    return np.concatenate([np.eye(52, dtype=bool), np.eye(4, dtype=bool)[gz.SUIT],
+                           np.eye(13, dtype=bool)[gz.RANK], special], axis=1)
+
+
+def gongzhu_game(env) -> Game:
+    """The Gongzhu adapter: one network for every seat (see the module docstring)."""
+    if env.name != "gongzhu" or getattr(env, "exposure", False):
+        raise ValueError("DMC plays Gongzhu without the exposure phase (52 card actions)")
+
+    def features(state):
+        # observe is 0/1 (bool parts cast to float32): the bool cast keeps all of it
+        return env.observe(state, state.current_player) > 0.5
+
+    def role(state):
+        return jnp.zeros((), jnp.int32)
+
+    def outcome(final, totals):
+        margin = totals[:, 0]  # team {0, 2}'s reward = its points minus the other team's
+        return {"margin": jnp.mean(margin), "margin_abs": jnp.mean(jnp.abs(margin))}
+
+    return Game(env, ROLE_NAMES["gongzhu"], features, role, gongzhu_action_table(), (0, 0),
+                outcome)
 
 
 def make_game(cfg: Config, env=None) -> Game:
     if cfg.game == "doudizhu":
         env = env or cardjax.make("doudizhu", reward=cfg.reward)
         return doudizhu_game(env)
+    if cfg.game == "gongzhu":
+        return gongzhu_game(env or cardjax.make("gongzhu"))
     raise ValueError(f"no DMC adapter for {cfg.game!r}")
 
 
@@ -550,21 +627,17 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
         t, final, _, bufs, stats = jax.lax.while_loop(
             cond, body, (jnp.int32(0), states, k_play, bufs, stats0))
         finished = final.terminated
-        target, weight = returns(bufs["rewards"], bufs["seat"], bufs["alive"], finished,
-                                 cfg.gamma)
+        target, weight = returns(bufs["rewards"] * cfg.reward_scale, bufs["seat"],
+                                 bufs["alive"], finished, cfg.gamma)
         decisions = sharding.constrain(Decisions(bufs["obs"], bufs["action"], target, weight), mesh, 1)
         lengths = jnp.sum(bufs["alive"], axis=0)
         totals = jnp.sum(bufs["rewards"], axis=0)  # [B, P]: each game's final rewards
-        lord = final.landlord if hasattr(final, "landlord") else jnp.zeros(B, jnp.int32)
-        landlord_reward = jnp.sum(totals * (jnp.arange(P_) == lord[:, None]), axis=1)
-        stats = dict(stats,
+        stats = dict(stats, **game.outcome(final, totals),
                      decisions=jnp.sum(lengths),
                      truncated=jnp.sum(~finished, dtype=jnp.int32),
                      steps_run=t,
                      game_length=jnp.mean(lengths.astype(jnp.float32)),
-                     max_game_length=jnp.max(lengths),
-                     landlord_wins=jnp.mean((landlord_reward > 0).astype(jnp.float32)),
-                     landlord_reward=jnp.mean(landlord_reward))
+                     max_game_length=jnp.max(lengths))
         return decisions, stats
 
     # ------------------------------------------------------------------ learner

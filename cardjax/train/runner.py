@@ -97,9 +97,10 @@ class DictConfig:
         return cls(**d)
 
 
-def add_run_flags(parser, out: str, iterations: int):
+def add_run_flags(parser, out: str, iterations: int, checkpoint_every: int = 1):
     """The "run" flag group every training command shares: ``--out --iterations --resume --seed
-    --checkpoint_every --multihost --no-progress``."""
+    --checkpoint_every --multihost --no-progress`` (a command whose iterations take milliseconds
+    checkpoints less often: saving costs more than the step)."""
     from cardjax.cli import positive_int
 
     run = parser.add_argument_group("run")
@@ -109,7 +110,8 @@ def add_run_flags(parser, out: str, iterations: int):
     run.add_argument("--resume", action="store_true",
                      help="continue the newest checkpoint in --out (its training flags win)")
     run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--checkpoint_every", type=positive_int, default=1)
+    run.add_argument("--checkpoint_every", type=positive_int, default=checkpoint_every,
+                     help="save every this many iterations and after the last")
     run.add_argument("--multihost", action="store_true",
                      help="call jax.distributed.initialize() first (TPU pod slice, SLURM)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -124,6 +126,29 @@ def games_mesh(num_envs: int):
         raise SystemExit(f"error: --num_envs {num_envs} must be a multiple of the "
                          f"{mesh.devices.size} devices")
     return mesh if mesh.devices.size > 1 else None
+
+
+def begin(args, resolve: Callable, make_train: Callable):
+    """The start every training command shares: join a multi-process run (``--multihost``),
+    resolve the run's config (``resolve(args) -> (config, latest iteration or None)``), build the
+    trainer on the games mesh (``make_train(config, mesh)``) and its fresh or restored state.
+    Returns ``(config, train, state, checkpoints, is_main)``."""
+    if args.multihost:
+        jax.distributed.initialize()
+    is_main = jax.process_index() == 0
+    cfg, latest = resolve(args)
+    train = make_train(cfg, games_mesh(cfg.num_envs))
+    state, ckpt = initial_state(args.out, latest, train.init, args.seed, is_main)
+    return cfg, train, state, ckpt, is_main
+
+
+def announce(name: str, details: str, params, out: str) -> None:
+    """One line on stderr: what trains on which devices, ``details``, the size of ``params``."""
+    from cardjax import __version__
+
+    count = sum(x.size for x in jax.tree_util.tree_leaves(params))
+    print(f"cardjax {__version__}: {name} on {jax.device_count()} {jax.devices()[0].platform} "
+          f"device(s); {details} ({count:,} params), out {out}", file=sys.stderr)
 
 
 def initial_state(out: str, latest: int | None, init: Callable, seed: int, is_main: bool = True):

@@ -1,0 +1,140 @@
+"""The command line shared by the DMC experiments (``experiments/douzero.py``,
+``experiments/gongzhu_dmc.py``).
+
+Both commands share the training flags, the resolution of a run's config (new or resumed) and the
+training ``main``; a game's command only gives its small defaults and how it is evaluated:
+
+    defaults = train_defaults("gongzhu", num_envs=64, width=128)
+    parser = make_parser(__doc__, "runs/x", 20, defaults, "...", skip=("lstm",))
+    main(parser.parse_args(argv), defaults, make_evaluate, label="Gongzhu DMC", ...)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Callable
+
+from cardjax.cli import non_negative_int, positive_float, positive_int, probability
+from cardjax.train import dmc, runner
+
+_FIXED = ("algorithm", "game")  # config keys that are not flags
+
+
+def discount(text: str) -> float:
+    value = probability(text)
+    if value == 0.0:
+        raise argparse.ArgumentTypeError("gamma must be > 0")
+    return value
+
+
+def train_defaults(game: str, **small) -> dict:
+    """The training flags' defaults of ``game``: its :meth:`dmc.Config.for_game` updated by the
+    command's ``small`` values (sized for a CPU run of minutes)."""
+    return {**dmc.Config.for_game(game).to_dict(), **small}
+
+
+# flag -> (argparse type, help); the reward flag's choices come from dmc.REWARDS
+_TRAIN_FLAGS = {
+    "num_envs": (positive_int, "self-play games per iteration"),
+    "reward": (None, "reward of the games"),
+    "reward_scale": (positive_float, "targets are the rewards times this"),
+    "k": (positive_int, "candidate slots per decision (more legal moves are counted as "
+          "overflow)"),
+    "k_fast": (non_negative_int, "slots scored at every decision (all k only where more moves "
+               "are legal; 0 = always all k)"),
+    "max_steps": (positive_int, "longest game played out (longer ones are counted as "
+                  "truncated)"),
+    "epsilon": (probability, "exploration of the actors"),
+    "gamma": (discount, "discount per step"),
+    "lr": (positive_float, "RMSProp learning rate"),
+    "alpha": (probability, "RMSProp decay"),
+    "clip": (positive_float, "gradient clipping (global norm, per role)"),
+    "minibatch": (positive_int, "decisions per gradient step (per role)"),
+    "epochs": (positive_int, "passes over the iteration's decisions"),
+    "replay": (non_negative_int, "previous iterations' decisions trained on again"),
+    "lstm": (positive_int, "LSTM size (history of the last 15 moves)"),
+    "width": (positive_int, "state MLP width"),
+    "depth": (non_negative_int, "state MLP layers"),
+    "head_width": (positive_int, "per-candidate head width"),
+    "head_depth": (positive_int, "per-candidate head layers"),
+}
+
+
+def make_parser(doc: str, out: str, iterations: int, defaults: dict, eval_title: str,
+                skip: tuple = (), eval_every: int = 10, eval_deals: int = 64,
+                checkpoint_every: int = 1) -> argparse.ArgumentParser:
+    """The command's parser: run flags, the training flags (but ``skip``; they default to None
+    so that a resumed run can tell the flags a user typed) and ``--eval_every --eval_deals
+    --eval_seed``."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog=doc.split("\n\n", 2)[2])
+    runner.add_run_flags(p, out=out, iterations=iterations, checkpoint_every=checkpoint_every)
+    train = p.add_argument_group("training (saved with the run; defaults in brackets)")
+    for name, (kind, text) in _TRAIN_FLAGS.items():
+        if name in skip:
+            continue
+        kw = {"choices": dmc.REWARDS[defaults["game"]]} if name == "reward" else {"type": kind}
+        train.add_argument(f"--{name}", default=None, help=f"{text} [{defaults[name]}]", **kw)
+    ev = p.add_argument_group(f"evaluation ({eval_title})")
+    ev.add_argument("--eval_every", type=non_negative_int, default=eval_every,
+                    help="evaluate every this many iterations and after the last (0: only "
+                    "after the last)")
+    ev.add_argument("--eval_deals", type=non_negative_int, default=eval_deals,
+                    help="duplicate deals per opponent (0 skips)")
+    ev.add_argument("--eval_seed", type=int, default=12345,
+                    help="seed of the evaluation deals (the same deals every evaluation)")
+    return p
+
+
+def resolve_config(args, defaults: dict) -> tuple[dmc.Config, int | None]:
+    """The run's config: from the flags, or from the checkpoint when resuming."""
+    typed = {k: getattr(args, k) for k in defaults
+             if k not in _FIXED and getattr(args, k, None) is not None}
+    game = defaults["game"]
+
+    def check_saved(saved):
+        if saved.get("algorithm") != "dmc":
+            return "it holds a run of another trainer"
+        if saved.get("game", "doudizhu") != game:
+            return f"it holds a DMC run of {saved.get('game')}, not {game}"
+        return None
+
+    return runner.resolve_config(args.out, args.resume, typed, defaults, dmc.Config.from_dict,
+                                 check_saved)
+
+
+def main(args, defaults: dict, make_evaluate: Callable, *, label: str, eval_name: str,
+         summarize: Callable) -> dict:
+    """Train (or resume) the run of ``args`` and print a JSON summary (returned too).
+
+    ``make_evaluate(cfg, params, deals, seed) -> (evaluate(state) -> dict, info)`` for the runner;
+    ``summarize(last evaluation) -> dict`` adds its key numbers to the summary.
+    """
+    cfg, train, state, ckpt, is_main = runner.begin(
+        args, lambda a: resolve_config(a, defaults), dmc.cached_train)
+    if is_main:
+        runner.announce(label, f"{cfg.num_envs} games/iteration, {cfg.num_roles} net(s), "
+                        f"k={cfg.k}, reward {cfg.reward}", state.params, args.out)
+
+    evaluate, info = None, None
+    if args.eval_deals > 0 and is_main:
+        evaluate, info = make_evaluate(cfg, state.params, args.eval_deals, args.eval_seed)
+
+    eval_every = args.eval_every if args.eval_every > 0 else args.iterations
+    state = runner.run(out=args.out, state=state, step=train.step, config=cfg.to_dict(),
+                       iterations=args.iterations, units_per_iteration="frames",
+                       rate_name="frames_per_s", eval_name=eval_name, evaluate=evaluate,
+                       eval_every=eval_every, eval_info=info,
+                       checkpoint_every=args.checkpoint_every, progress=not args.no_progress,
+                       is_main=is_main, checkpoints=ckpt,
+                       title=f"{label} {cfg.num_envs} games/it, reward {cfg.reward}")
+    ckpt.close()
+    summary = {"iteration": int(state.iteration), "out": args.out}
+    if is_main:
+        evals = runner.RunFiles(args.out).read_evals()
+        if evals:
+            summary.update(summarize(evals[-1]))
+        print(json.dumps(summary))
+    return summary

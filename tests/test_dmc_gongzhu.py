@@ -1,0 +1,191 @@
+"""Gongzhu Deep Monte Carlo: the adapter (cardjax.train.dmc.gongzhu_game), its command
+(experiments/gongzhu_dmc.py) and the loaded player (cardjax.agents.dmc).
+
+Tiny sizes (8 games per iteration, 16-wide nets): these tests check features, targets, the
+update, exact resumption and legality, not playing strength.  One training step is compiled for
+the module (``dmc.cached_train`` serves the fixture and every ``main`` call).
+"""
+
+from __future__ import annotations
+
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import cardjax
+from cardjax import cards
+from cardjax.agents import dmc as dmc_agent
+from cardjax.games import gongzhu as gz_rules
+from cardjax.train import dmc, dmc_cli
+from conftest import (assert_refuses_to_mix, assert_same_run, load_script, read_metrics,
+                      restore_newest, straight_and_resumed, tree_index)
+
+gongzhu_dmc = load_script("experiments/gongzhu_dmc.py")
+
+TINY = {"num_envs": 8, "width": 16, "depth": 1, "head_width": 16, "head_depth": 2,
+        "minibatch": 64, "replay": 1}
+TINY_FLAGS = [x for k, v in TINY.items() for x in (f"--{k}", str(v))] + [
+    "--eval_deals", "0", "--no-progress"]
+TIMING = {"seconds", "elapsed_s", "frames_per_s"}
+CFG = dmc.Config.from_dict({**gongzhu_dmc.TRAIN_DEFAULTS, **TINY})
+
+
+# ---------------------------------------------------------------------------------- the adapter
+def test_adapter_features_role_and_action_table(gongzhu, gz_games):
+    game = dmc.gongzhu_game(gongzhu)
+    assert game.role_names == ("player",) and game.history == (0, 0)
+    _, states, _ = gz_games
+    state = tree_index(tree_index(states, 0), 9)  # game 0 after 10 plays: trick 3, 2 cards down
+    obs = np.asarray(gongzhu.observe(state, state.current_player))
+    feat = np.asarray(game.features(state))
+    # the observation is 0/1, so the bool features keep all of it
+    assert set(np.unique(obs)) <= {0.0, 1.0} and feat.dtype == bool
+    np.testing.assert_array_equal(feat.astype(np.float32), obs)
+    assert feat[:52].sum() == 13 - 2  # the acting seat (third of trick 3) has played twice
+    assert int(game.role(state)) == 0
+    table = game.action_features
+    assert table.shape == (52, 73) and table.dtype == bool
+    np.testing.assert_array_equal(table[:, :52], np.eye(52, dtype=bool))
+    sq, h2, c10 = (cards.card_index(c) for c in ("SQ", "H2", "C10"))
+    assert np.flatnonzero(table[sq, 52:56]).tolist() == [0]  # spades
+    assert np.flatnonzero(table[sq, 56:69]).tolist() == [10]  # rank Q (2 = 0)
+    assert table[sq, 69:].tolist() == [True, True, False, False]  # score card, SQ
+    assert table[h2, 69:].tolist() == [True, False, False, False]
+    assert table[c10, 69:].tolist() == [True, False, False, True]
+    assert not table[cards.card_index("S3"), 69:].any()
+    with pytest.raises(ValueError, match="exposure"):
+        dmc.gongzhu_game(cardjax.make("gongzhu", exposure=True))
+
+
+def test_config_defaults_and_validation():
+    cfg = dmc.Config.for_game("gongzhu")
+    assert (cfg.reward, cfg.k, cfg.k_fast, cfg.max_steps, cfg.reward_scale) == \
+        ("points", 13, 0, 52, 0.01)
+    assert cfg.num_roles == 1 and cfg.steps == 52
+    assert dmc.score_tiers(cfg.k, cfg.k_fast, 64) == ((13, 64),)  # every slot in one tier
+    assert dmc.score_tiers(13, 32, 64) == ((13, 64),)
+    with pytest.raises(ValueError, match="reward of gongzhu"):
+        dmc.Config(game="gongzhu")  # Dou Dizhu's adp
+    with pytest.raises(ValueError, match="reward_scale"):
+        dmc.Config.for_game("gongzhu", reward_scale=0.0)
+    with pytest.raises(ValueError, match="game must be"):
+        dmc.Config.for_game("chess")
+
+
+# ------------------------------------------------------------------------- training, end to end
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """3 iterations in one go, and 2 iterations + --resume to 3."""
+    return straight_and_resumed(gongzhu_dmc.main, TINY_FLAGS,
+                                tmp_path_factory.mktemp("gongzhu_dmc"))
+
+
+@pytest.fixture(scope="module")
+def final_state(runs):
+    train = dmc.cached_train(CFG)
+    return train, restore_newest(train, runs[0])
+
+
+def test_resume_equals_uninterrupted_run(runs):
+    params, cfg = assert_same_run(*runs, dmc_agent.load_params, TIMING)
+    assert [r["iteration"] for r in read_metrics(runs[0])] == [1, 2, 3] and cfg == CFG
+    leaves_a = jax.tree_util.tree_leaves(params)
+    assert all(x.shape[0] == 1 for x in leaves_a)  # one network for the four seats
+
+
+def test_metrics_full_games_no_overflow_no_mismatch(runs):
+    for r in read_metrics(runs[0]):
+        assert r["decisions"] == r["frames"] == 8 * 52 and r["frames_per_s"] > 0
+        assert r["game_length"] == r["max_game_length"] == r["steps_run"] == 52
+        assert r["truncated"] == r["overflow"] == r["role_mismatch"] == 0
+        assert r["full_scoring_steps"] == 0 and 1 <= r["max_legal"] <= 13
+        assert r["loss"] == r["loss_player"] > 0
+        assert r["margin_abs"] >= abs(r["margin"]) and r["margin_abs"] % 1.25 == 0
+
+
+def test_self_play_targets_are_each_seats_team_margin(final_state, runs):
+    """The buffer holds the last iteration's 8 games: every decision is real; the targets of a
+    game are its team margin / 100 for 26 decisions and minus it for the other 26; the acting
+    seat's hand shrinks by one card per trick."""
+    _, state = final_state
+    buf = jax.device_get(tree_index(state.buffer, 0))  # [52, 8]
+    assert buf.obs.shape == (52, 8, gz_rules.OBS_SIZE) and np.all(buf.weight == 1)
+    np.testing.assert_array_equal(buf.obs[:, :, :52].sum(-1).T,
+                                  np.broadcast_to(13 - np.arange(52) // 4, (8, 52)))
+    margins = []
+    for b in range(8):
+        t = buf.target[:, b]
+        m = np.max(np.abs(t))
+        assert np.sum(t == m) == 26 and np.sum(t == -m) == 26 or m == 0
+        margins.append(m / 0.01)
+    last = read_metrics(runs[0])[-1]
+    assert last["margin_abs"] == pytest.approx(np.mean(margins), rel=1e-5)
+    assert last["target_abs"] == pytest.approx(np.mean(margins) * 0.01, rel=1e-5)
+
+
+def test_a_learner_step_lowers_the_loss(final_state):
+    train, state = final_state
+    buf = tree_index(state.buffer, 0)
+    batch = tuple(jnp.reshape(x, (-1,) + x.shape[2:]) for x in (buf.obs, buf.action, buf.target))
+    weights = jnp.ones(batch[2].shape[0])
+    p, o = dmc.role_params(state.params, 0), dmc.role_params(state.opt_state, 0)
+    before = float(train.loss(p, batch, weights))
+    p2, _, loss = train.update(p, o, batch, weights)
+    assert float(loss) == pytest.approx(before, rel=1e-5)
+    assert float(train.loss(p2, batch, weights)) < before
+
+
+# ------------------------------------------------------------------------------- loaded player
+def test_loaded_player_plays_only_legal_cards(runs, gongzhu, gz):
+    """Four copies of the loaded player (batched choice, as in the arena) play 8 games to the
+    end; every card is legal and the games end with the rules' rewards."""
+    me = dmc_agent.load(gongzhu, runs[0], worlds=9, iec=True)
+    assert me.name == "gongzhu_dmc"
+    act = jax.jit(jax.vmap(me.act, in_axes=(None, 0, 0)))
+    keys = jax.random.split(jax.random.PRNGKey(3), 8)
+    states = jax.vmap(gongzhu.init)(keys)
+    step = jax.jit(jax.vmap(gongzhu.step))
+    for _ in range(52):
+        a = np.asarray(act(me.params, keys, states))
+        assert np.all(np.asarray(states.legal_action_mask)[np.arange(8), a])
+        states = step(states, jnp.asarray(a))
+    assert np.all(np.asarray(states.terminated))
+    scores = np.asarray(states.scores)
+    np.testing.assert_allclose(np.asarray(states.rewards)[:, 0],
+                               scores[:, 0] + scores[:, 2] - scores[:, 1] - scores[:, 3])
+    # one game alone chooses as the batch did
+    one = tree_index(jax.vmap(gongzhu.init)(keys), 5)
+    first = int(jax.jit(me.act)(me.params, keys[5], one))
+    assert first == int(act(me.params, keys, jax.vmap(gongzhu.init)(keys))[5])
+
+
+def test_arena_script_plays_the_run_against_greed(runs):
+    arena_script = load_script("scripts/arena.py")
+    r = arena_script.main(["--game", "gongzhu", "--a", runs[0], "--b", "greed", "--deals", "2",
+                           "--batch", "2", "--json", "--no-progress"])
+    assert r["games"] == 4 and r["a"] == "gongzhu_dmc" and r["b"] == "greed"
+    assert r["wpg"] == r["mean"] and r["mean"] * 4 % 10 == 0  # 4 games of multiples of 10
+    assert abs(r["mean"]) < 1000  # an illegal card would cost the illegal-move penalty (1000)
+
+
+# ------------------------------------------------------------------------------------------ CLI
+def test_cli_refuses_to_mix_runs(runs):
+    assert_refuses_to_mix(gongzhu_dmc.main, TINY_FLAGS, runs[0], "width", 64, 16)
+
+
+@pytest.mark.parametrize("flag", ["--num_envs=0", "--reward=adp", "--reward_scale=0", "--k=0",
+                                  "--lstm=8", "--epsilon=2", "--eval_deals=-1", "--gamma=0"])
+def test_cli_rejects_bad_flags(flag, capsys):
+    with pytest.raises(SystemExit):
+        gongzhu_dmc.parse_args([flag])
+    assert "error" in capsys.readouterr().err
+
+
+def test_cli_defaults_are_gongzhus(tmp_path):
+    args = gongzhu_dmc.parse_args(["--out", str(tmp_path / "new")])
+    assert (args.iterations, args.eval_every, args.eval_deals, args.checkpoint_every) == \
+        (200, 50, 32, 50)
+    cfg, latest = dmc_cli.resolve_config(args, gongzhu_dmc.TRAIN_DEFAULTS)
+    assert latest is None and cfg.game == "gongzhu" and cfg.k == 13 and cfg.max_steps == 52
