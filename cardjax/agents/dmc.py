@@ -1,4 +1,6 @@
-"""A trained DMC player (DouZero) loaded from a training run (``experiments/douzero.py --out DIR``).
+"""A trained DMC player loaded from a training run: DouZero (``experiments/douzero.py --out DIR``)
+or ShengJi+ for Tractor (``experiments/shengji.py --out DIR``; one network per phase, the role of
+a state is its phase, and a run trained with oracle guiding plays with the hidden part zeroed).
 
 ``load(env, path, **opts)`` restores the newest (or a chosen) checkpoint's Q networks (one per
 role) and returns an :class:`~cardjax.agents.Agent` that plays greedily: the legal actions are
@@ -57,7 +59,11 @@ def load_params(path: str, iteration: int | None = None):
     return state.params, cfg
 
 
-def agent_from_params(env, params, cfg: dmc.Config, name: str = "douzero", k: int | None = None):
+DEFAULT_NAMES = {"doudizhu": "douzero", "tractor": "shengji"}
+
+
+def agent_from_params(env, params, cfg: dmc.Config, name: str | None = None,
+                      k: int | None = None):
     """The greedy player of the networks ``params`` (stacked per role) trained with ``cfg``."""
     from cardjax.agents import Agent
 
@@ -65,6 +71,7 @@ def agent_from_params(env, params, cfg: dmc.Config, name: str = "douzero", k: in
         raise ValueError(f"a {cfg.game} DMC checkpoint cannot play {env.name}")
     game = dmc.make_game(cfg, env)
     net = dmc.make_net(cfg, game)
+    name = name or DEFAULT_NAMES.get(cfg.game, f"dmc_{cfg.game}")
     k = cfg.k if k is None else int(k)
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
@@ -110,4 +117,4 @@ def load(env, path: str, iteration: int | None = None, name: str | None = None,
         raise ValueError(f"unknown options {sorted(unknown)} for a DMC player; known: "
                          "iteration, name, k")
     params, cfg = load_params(path, iteration)
-    return agent_from_params(env, params, cfg, name=name or "douzero", k=k)
+    return agent_from_params(env, params, cfg, name=name, k=k)

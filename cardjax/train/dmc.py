@@ -14,14 +14,16 @@ one program, no queues):
    actions acts on the first ``k`` (increasing action id) and is counted in ``overflow``.  Nothing
    is dropped silently.
 2. **Targets**: Monte-Carlo returns per seat with a backward ``lax.scan`` (:func:`returns`):
-   ``G_t = r_t + gamma * G_{t+1}`` over the env's per-seat reward vectors (all zero except at
-   the last step, where the env puts each seat's final reward with its own sign: landlord
-   ``+-2m``, each peasant ``-+m`` under ADP); the target of a decision is ``G_t`` of the seat that
-   made it.  ``gamma`` discounts per env step (every seat's move counts); 1 for Dou Dizhu, where
-   the target is the final reward itself, as in DouZero.  Steps after the end of a game
+   ``G_t = r_t + gamma * G_{t+1}`` over the per-seat reward vectors of the steps (Dou Dizhu:
+   the env's, all zero except at the last step, where the env puts each seat's final reward with
+   its own sign: landlord ``+-2m``, each peasant ``-+m`` under ADP; Tractor: trick points too,
+   see below); the target of a decision is ``G_t`` of the seat that made it.  ``gamma``
+   discounts per env step (every seat's move counts); 1 for Dou Dizhu, where the target is the
+   final reward itself, as in DouZero.  Steps after the end of a game
    (padding) and the decisions of truncated games weigh 0.
 3. **Learning** (the learner): one network per role (a params pytree with a leading axis of
-   ``num_roles``, the roles' updates vmapped); each role is trained on its own decisions,
+   ``num_roles``, the roles' updates vmapped -- run one after the other for non-lockstep games,
+   see below); each role is trained on its own decisions,
    ``epochs`` passes of shuffled minibatches of ``minibatch`` decisions: the valid decisions are
    put first and a ``while_loop`` runs ``ceil(valid / minibatch)`` updates, so padding costs
    nothing (the last minibatch's padding weighs 0).  Loss: mean squared error between
@@ -31,13 +33,27 @@ one program, no queues):
    iterations are trained on again (the buffer is then part of the train state and of every
    checkpoint).
 
-Roles and lockstep.  The trainer relies on "the role acting at step ``t`` is ``t % num_roles``"
-for every game still running: all games start together with role 0 to act and roles rotate
-every step (true for Dou Dizhu without bidding: ``env.init`` makes seat 0 the landlord, the
-seats play in turn and a pass is a step).  So at each self-play step one network acts for the
-whole batch (the params are indexed, not gathered per game) and the buffer's step axis splits
-into the roles' decisions by a reshape.  The ``role_mismatch`` metric counts decisions where the
-game's own ``role(state)`` disagrees (it must stay 0).
+Roles and lockstep.  A game that declares ``lockstep`` (Dou Dizhu) guarantees "the role acting
+at step ``t`` is ``t % num_roles``" for every game still running: all games start together with
+role 0 to act and roles rotate every step (true for Dou Dizhu without bidding: ``env.init`` makes
+seat 0 the landlord, the seats play in turn and a pass is a step).  So at each self-play step one
+network acts for the whole batch (the params are indexed, not gathered per game) and the
+buffer's step axis splits into the roles' decisions by a reshape.  The ``role_mismatch`` metric
+counts decisions where the game's own ``role(state)`` disagrees (it must stay 0).
+
+Non-lockstep games (Tractor: the phase, hence the network, differs between games at one step,
+and one seat makes several sub-actions in a row) store each decision's role (``Decisions.role``,
+``role(state)`` before the step).  Acting (:func:`score_by_role`): each role's network scores the
+batch only when some running game needs it (a ``lax.cond`` on ``any(role == r)``; other games
+count 0 legal moves for its tiers) and every game takes its own role's Q values.  Learning
+(``learn_by_role``): the roles are trained one after the other on the whole flattened buffer
+with the other roles' decisions weighted 0 -- the same valid-first shuffled minibatches and
+``while_loop`` as the lockstep path, so each role runs as many updates as it has decisions.
+Metrics ``decisions_<role>``.
+
+Features are stored as the game gives them: bool (Dou Dizhu, 0/1) or uint8 holding exact
+multiples of ``1 / feature_scale`` (Tractor: 200), which the network divides back.  Rewards per
+step: the env's ``rewards``, or the game's ``step_rewards(prev, next)`` (Tractor: trick points).
 
 Dou Dizhu (:func:`doudizhu_game`).  Roles, as in DouZero: 0 ``landlord``; 1 ``landlord_down``,
 the peasant who plays right after the landlord (seat 1 when the landlord is seat 0); 2
@@ -55,8 +71,27 @@ state.  The head scores each candidate: ``relu(W_s emb + W_a action + b)`` (= a 
 ``concat(emb, action)``, with the state half computed once), ``head_depth - 1`` more dense
 layers of ``head_width`` and a scalar Q.
 
-Candidate slots ``k``: measured on 1,024 deals (2 x 512, random and rule play, 110k decisions):
-legal moves per decision mean 5.6-5.9, median 2-3, p99 62-72, p99.9 137-154, max 299; above 128:
+Tractor (:func:`tractor_game`, ShengJi+ report chapters 3.4-4).  Roles: one network per phase,
+``declare``, ``bury``, ``chaodi``, ``play`` (``min(phase, 3)``), shared by the four seats, each
+seeing the game from its own seat: ``env.observe(state, current_player)`` (1,034 values: own hand,
+level, trump, dealer, phase, table / played / revealed / last trick per relative seat -- the
+report's dynamic card encoding --, voids, leaders, points, declarer, known kitty) x 200 as uint8.
+A decision is one sub-action (a card added to a lead, follow or the kitty, "done", a pass or a
+declaration), so ``gamma`` discounts per decision.  Action features: a static bool[66, 88] table
+(:func:`tractor_action_table`: action one-hot, and for the 54 card types suit, rank and point
+flags).  Rewards (``step_rewards``): at every step the points the seat's team took (a trick to
+the attackers or defenders, a failed throw's ``penalty`` -- the env's ``throw_penalty`` option, the
+report's combo-move penalty --, the final kitty bonus) minus the other team's, times
+``point_reward``, plus the env's final level reward (levels gained, or minus the other team's).
+Oracle guiding (report 4.5; ``oracle_iterations > 0``): the features get every hand and the kitty
+(``observe_oracle``'s extra part) appended, shown to a game at a step with probability falling
+linearly from 1 to 0 over the first ``oracle_iterations`` iterations and zeros otherwise; the
+trained player always gets zeros.  Legal moves <= 34 (a 33-card burial), so ``k = 66`` never
+overflows; a hand is at most 613 steps (``max_steps = 620`` for Tractor).  No LSTM (``history =
+(0, 0)``): the features carry no move sequence.
+
+Candidate slots ``k`` (Dou Dizhu): measured on 1,024 deals (2 x 512, random and rule play, 110k
+decisions): legal moves per decision mean 5.6-5.9, median 2-3, p99 62-72, p99.9 137-154, max 299; above 128:
 0.13-0.23% of decisions, above 256: 0.003-0.004%.  The most moves come at the landlord's opening
 lead (20 cards); over 20,000 deals: mean 80, p99 203, p99.9 286, p99.99 350, max 446 (above 384:
 0.005%).  Contrived 20-card hands reach 453 (``34445556667778889TJQ``).  Default ``k = 512``;
@@ -67,8 +102,8 @@ of a few games, and the whole batch only at a step where more games need it (the
 ``full_scoring_steps`` metric; in practice the first step, where every landlord leads) -- the
 same Q values as scoring everything, 2-3x faster on CPU.
 
-Game length: random play mean 62, max 92; rule play mean 45, max 67 (steps, passes included). A
-game cannot last more than 154 steps (at most 52 non-pass moves before a seat is empty -- the two
+Game length (Dou Dizhu): random play mean 62, max 92; rule play mean 45, max 67 (steps, passes
+included). A game cannot last more than 154 steps (at most 52 non-pass moves before a seat is empty -- the two
 other seats keep a card each -- and at most two passes between them), so the default ``max_steps =
 156`` (rounded to a multiple of 3) never truncates; smaller values are allowed and count
 ``truncated`` games.
@@ -78,7 +113,8 @@ Metrics of a step: ``loss`` (MSE over all trained decisions) and ``loss_<role>``
 and ``decisions``; ``overflow`` (decisions with more than ``k`` legal actions), its rate and
 ``max_legal``; ``truncated`` games; ``full_scoring_steps``; ``role_mismatch``; ``explored``
 (random moves); ``game_length``, ``max_game_length``, ``steps_run``; ``landlord_wins`` and
-``landlord_reward`` (self-play); ``target_abs`` (mean |target|).
+``landlord_reward`` (self-play; Tractor: ``attacker_wins``, ``attacker_score``,
+``decisions_<role>``, ``oracle_shown``); ``target_abs`` (mean |target|).
 
 Data parallel: pass a ``jax.sharding.Mesh`` with one axis ``"data"``; the games (and the
 buffer's game axis) are split over its devices, params and optimizer state are replicated.
@@ -120,7 +156,7 @@ class Config(DictConfig):
     k_fast: int = 32  # slots scored for every decision; 0 = all k (see score_slots)
     max_steps: int = 156  # static bound on a game's steps (longer games count as truncated)
     epsilon: float = 0.01  # exploration of the actors
-    gamma: float = 1.0  # discount per env step
+    gamma: float = 1.0  # discount per env step (= per decision)
     lr: float = 1e-4  # RMSProp (DouZero)
     alpha: float = 0.99
     rms_eps: float = 1e-5
@@ -572,8 +608,8 @@ def state_shardings(mesh: Mesh, state: TrainState):
 @dataclasses.dataclass(frozen=True)
 class Train:
     """What :func:`make_train` builds: ``init(key)``, the jitted ``step(state)``, and its jitted
-    parts for tests and tools: ``self_play(params, key, iteration=0) -> (Decisions [steps, num_envs],
-    stats)``, ``update(params, opt_state, batch, weights) -> (params, opt_state, loss)`` for one
+    parts for tests and tools: ``self_play(params, key, iteration=0) -> (Decisions [steps,
+    num_envs], stats)``, ``update(params, opt_state, batch, weights) -> (params, opt_state, loss)`` for one
     role's params and a batch ``(obs, action, target)``, ``loss(params, batch, weights)``,
     ``learn(params, opt_state, Decisions [slots, steps, num_envs], key) -> (params, opt_state,
     metrics)`` for all roles."""
