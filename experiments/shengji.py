@@ -15,7 +15,9 @@ phase's network and seeing the game from their own seat (``cardjax.train.dmc``, 
 roles).  Each decision's target is its seat's discounted return (``--gamma`` per decision) of
 the per-trick point rewards (``--point_reward`` per point: the points the seat's team took in a
 trick, or minus those the other team took, throw penalties and the kitty bonus included) and of
-the final level reward (levels gained, or minus the levels the other team gained).
+the final level reward (levels gained, or minus the levels the other team gained);
+``--discount trick`` discounts per trick instead of per decision (a hand is ~280 decisions, so per
+decision the level reward barely reaches the declaration and burial networks).
 ``--throw_penalty 10`` is the env's failed-throw penalty (the report's combo-move penalty);
 ``--oracle_iterations N`` shows the other hands and the kitty during training with a
 probability falling from 1 to 0 over the first N iterations (oracle guiding, report 4.5); the
@@ -69,6 +71,8 @@ FLAGS = {**dmc_cli.COMMON_FLAGS,
                           "0: levels only)", dict(type=non_negative_float)),
          "throw_penalty": ("points a failed throw costs the thrower's team",
                            dict(type=int, choices=(0, 10))),
+         "discount": ("where gamma applies: every decision (step) or every trick (the report's "
+                      "gamma^(tricks left))", dict(choices=("step", "trick"))),
          "oracle_iterations": ("oracle guiding: hidden cards shown with a probability falling "
                                "to 0 over this many iterations (0: off)",
                                dict(type=non_negative_int))}

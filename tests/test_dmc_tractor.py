@@ -76,6 +76,22 @@ def test_returns_per_trick_rewards_discount_per_decision():
     assert targets[7] == pytest.approx(-2.25)
 
 
+def test_returns_discount_per_trick():
+    """``discount="trick"``: gamma applies only after the steps that end a trick; the decisions
+    before the first trick ends (declaration, burial) get the returns undiscounted."""
+    seats = np.array([0, 1, 2, 3, 0, 1, 2, 3], np.int32)
+    ticks = np.array([0, 0, 0, 0, 0, 1, 0, 1], bool)  # tricks end at steps 5 and 7
+    rewards = np.zeros((8, 1, 4), np.float32)
+    rewards[5] = [0.1, -0.1, 0.1, -0.1]
+    rewards[7] = [1.0, -1.0, 1.0, -1.0]
+    targets, _ = dmc.returns(jnp.asarray(rewards), jnp.asarray(seats[:, None]),
+                             jnp.ones((8, 1), bool), jnp.asarray([True]), G,
+                             jnp.asarray(ticks[:, None]))
+    targets = np.asarray(targets)[:, 0]
+    np.testing.assert_allclose(targets, [0.1 + G, -0.1 - G, 0.1 + G, -0.1 - G, 0.1 + G,
+                                         -0.1 - G, 1.0, -1.0], rtol=1e-6)
+
+
 # -------------------------------------------------------------------------------- the adapter
 def test_action_table():
     t = dmc.tractor_action_table()
@@ -108,10 +124,25 @@ def test_step_rewards_pay_trick_points_to_teams():
     np.testing.assert_array_equal(np.asarray(f, np.float32) / 200,
                                   np.asarray(env.observe(after, after.current_player)))
     assert game.oracle is None and not game.lockstep and game.num_roles == 4
+    assert bool(game.tick(s, s.replace(trick_no=s.trick_no + 1))) and not bool(game.tick(s, s))
     oracle = dmc.tractor_game(env, oracle=True)
     extra = np.asarray(oracle.oracle(s))
     cards = int(np.asarray(s._hands).sum() + np.asarray(s._kitty).sum())  # dealt so far
     assert extra.shape == (5 * 54,) and cards >= 1 and extra.sum() == 100 * cards  # x 200 / 2
+
+
+def test_oracle_features_shown_only_where_kept():
+    """Oracle guiding: ``observe`` appends the hidden cards where ``keep`` is True, zeros where
+    it is False and everywhere for a player (``keep`` None)."""
+    env = cardjax.make("tractor")
+    game = dmc.tractor_game(env, oracle=True)
+    states = jax.tree_util.tree_map(lambda x: jnp.stack([x, x]), env.init(jax.random.PRNGKey(1)))
+    shown = np.asarray(dmc.observe(game, states, jnp.array([True, False])))
+    played = np.asarray(dmc.observe(game, states))
+    n = tractor.OBS_SIZE
+    assert shown.shape == played.shape == (2, n + 5 * 54) and shown.dtype == np.uint8
+    np.testing.assert_array_equal(shown[:, :n], played[:, :n])
+    assert shown[0, n:].sum() > 0 and shown[1, n:].sum() == 0 and played[:, n:].sum() == 0
 
 
 # ------------------------------------------------------------------------- training, end to end
@@ -265,6 +296,7 @@ def test_loaded_agent_plays_legal_moves_to_the_end(runs):
 
 # ------------------------------------------------------------------------------------------ CLI
 @pytest.mark.parametrize("flag", ["--num_envs=0", "--epsilon=1.5", "--throw_penalty=5",
+                                  "--discount=hand",
                                   "--gamma=0", "--k=-3", "--point_reward=-1",
                                   "--oracle_iterations=x", "--eval_deals=-1"])
 def test_cli_rejects_bad_flags(flag, capsys):

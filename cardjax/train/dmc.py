@@ -83,6 +83,10 @@ flags).  Rewards (``step_rewards``): at every step the points the seat's team to
 the attackers or defenders, a failed throw's ``penalty`` -- the env's ``throw_penalty`` option, the
 report's combo-move penalty --, the final kitty bonus) minus the other team's, times
 ``point_reward``, plus the env's final level reward (levels gained, or minus the other team's).
+``discount="step"`` (default) discounts per decision; ``"trick"`` only at the steps that end a
+trick (``Game.tick``), as the report's ``r + gamma^(T - t) R`` over T tricks: a hand is ~280
+decisions, so per decision the final reward reaches the declaration and burial decisions
+discounted by ~0.95^250 (nothing), per trick by 0.95^25 (0.28).
 Oracle guiding (report 4.5; ``oracle_iterations > 0``): the features get every hand and the kitty
 (``observe_oracle``'s extra part) appended, shown to a game at a step with probability falling
 linearly from 1 to 0 over the first ``oracle_iterations`` iterations and zeros otherwise; the
@@ -174,6 +178,7 @@ class Config(DictConfig):
     point_reward: float = 0.0
     throw_penalty: int = 0
     oracle_iterations: int = 0
+    discount: str = "step"  # gamma per step (= per decision), or per trick (Tractor)
 
     def __post_init__(self):
         if self.algorithm != "dmc":
@@ -202,10 +207,12 @@ class Config(DictConfig):
             raise ValueError(f"point_reward must be >= 0, got {self.point_reward}")
         if self.throw_penalty not in (0, 10):
             raise ValueError(f"throw_penalty must be 0 or 10, got {self.throw_penalty}")
+        if self.discount not in ("step", "trick"):
+            raise ValueError(f"discount must be 'step' or 'trick', got {self.discount!r}")
         if self.game != "tractor" and (self.point_reward or self.throw_penalty
-                                       or self.oracle_iterations):
-            raise ValueError("point_reward, throw_penalty and oracle_iterations are Tractor "
-                             "options")
+                                       or self.oracle_iterations or self.discount != "step"):
+            raise ValueError("point_reward, throw_penalty, oracle_iterations and discount "
+                             "'trick' are Tractor options")
 
     @property
     def num_roles(self) -> int:
@@ -232,7 +239,8 @@ class Game(NamedTuple):
     reads ``features / feature_scale``: uint8 features hold exact multiples of 1/scale);
     ``step_rewards(prev, next) -> float32[num_players]`` (the reward vector of a step; None: the
     env's ``next.rewards``); ``oracle(state) -> uint8[F_o]`` (hidden information appended to the
-    features under oracle guiding, zeros when playing; None: no oracle).
+    features under oracle guiding, zeros when playing; None: no oracle); ``tick(prev, next) ->
+    bool`` (the step ends a discount period: Tractor's tricks, for ``discount="trick"``).
     """
 
     env: Any
@@ -245,6 +253,7 @@ class Game(NamedTuple):
     feature_scale: float = 1.0
     step_rewards: Callable | None = None
     oracle: Callable | None = None
+    tick: Callable | None = None
 
     @property
     def num_roles(self) -> int:
@@ -321,9 +330,12 @@ def tractor_game(env, point_reward: float = 0.0, oracle: bool = False) -> Game:
         pts = jnp.where(attacker, att, -att).astype(jnp.float32)
         return nxt.rewards + point_reward * pts
 
+    def tick(prev, nxt):  # a trick ended (the last one ends the hand)
+        return nxt.trick_no > prev.trick_no
+
     return Game(env, ROLE_NAMES["tractor"], features, role, table, (0, 0), lockstep=False,
                 feature_scale=float(TRACTOR_SCALE), step_rewards=step_rewards,
-                oracle=hidden if oracle else None)
+                oracle=hidden if oracle else None, tick=tick)
 
 
 def doudizhu_game(env) -> Game:
@@ -393,20 +405,32 @@ def compact(mask: Array, k: int):
     return jnp.minimum(idx, n - 1).astype(jnp.int32), valid, total > k
 
 
-def returns(rewards: Array, seats: Array, alive: Array, finished: Array, gamma: float):
+def returns(rewards: Array, seats: Array, alive: Array, finished: Array, gamma: float,
+            ticks: Array | None = None):
     """Monte-Carlo targets of an episode batch.
 
     ``rewards`` float[T, B, P]: the reward vector after each step; ``seats`` int[T, B]: who acted;
     ``alive`` bool[T, B]: the game was running before the step (a real decision);
     ``finished`` bool[B]: the game ended within the T steps.  Returns ``(targets, weights)``
     float32[T, B]: ``G_t[seat_t]`` with ``G_t = r_t + gamma G_{t+1}``, and 1 for real decisions of
-    finished games, 0 for padding and for truncated games.
+    finished games, 0 for padding and for truncated games.  With ``ticks`` (bool[T, B]) the
+    discount applies only after the steps where it is True (``G_t = r_t + G_{t+1}`` elsewhere;
+    Tractor's ``discount="trick"``: the steps that end a trick).
     """
-    def back(g, r):
-        g = r + gamma * g
-        return g, g
+    if ticks is None:
+        def back(g, r):
+            g = r + gamma * g
+            return g, g
 
-    _, g = jax.lax.scan(back, jnp.zeros_like(rewards[0]), rewards, reverse=True)
+        _, g = jax.lax.scan(back, jnp.zeros_like(rewards[0]), rewards, reverse=True)
+    else:
+        def back_ticks(g, x):
+            r, tick = x
+            g = r + jnp.where(tick, gamma, 1.0)[..., None] * g
+            return g, g
+
+        _, g = jax.lax.scan(back_ticks, jnp.zeros_like(rewards[0]), (rewards, ticks),
+                            reverse=True)
     targets = jnp.take_along_axis(g, seats[..., None].astype(jnp.int32), axis=-1)[..., 0]
     weights = (alive & finished[None, :]).astype(jnp.float32)
     return jnp.where(weights > 0, targets, 0.0).astype(jnp.float32), weights
@@ -643,6 +667,7 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
         jax.random.PRNGKey(0))
     F, obs_dtype = int(one_obs.shape[0]), one_obs.dtype  # bool (Dou Dizhu) or uint8 (Tractor)
     lockstep = game.lockstep
+    ticking = cfg.discount == "trick"  # discount per trick (game.tick), not per step
 
     def init_one(key):
         return net.init(key, jnp.zeros((1, F), obs_dtype),
@@ -693,6 +718,8 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
                     rewards=jnp.zeros((T, B, P_), jnp.float32))
         if not lockstep:
             bufs["role"] = jnp.zeros((T, B), jnp.int32)
+        if ticking:
+            bufs["tick"] = jnp.zeros((T, B), bool)
         delta = oracle_keep(iteration)
         stats0 = dict(overflow=jnp.int32(0), max_legal=jnp.int32(0),
                       role_mismatch=jnp.int32(0), explored=jnp.int32(0),
@@ -731,6 +758,8 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
                        else jax.vmap(game.step_rewards)(prev, states))
             row = dict(obs=obs, action=action, seat=seat, alive=alive, rewards=rewards,
                        role=roles)
+            if ticking:
+                row["tick"] = jax.vmap(game.tick)(prev, states)
             bufs = {n: jax.lax.dynamic_update_index_in_dim(bufs[n], row[n], t, 0) for n in bufs}
             stats = dict(
                 overflow=stats["overflow"] + jnp.sum(alive & overflow, dtype=jnp.int32),
@@ -745,7 +774,7 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
             cond, body, (jnp.int32(0), states, k_play, bufs, stats0))
         finished = final.terminated
         target, weight = returns(bufs["rewards"], bufs["seat"], bufs["alive"], finished,
-                                 cfg.gamma)
+                                 cfg.gamma, bufs.get("tick"))
         decisions = sharding.constrain(
             Decisions(bufs["obs"], bufs["action"], target, weight, bufs.get("role")), mesh, 1)
         lengths = jnp.sum(bufs["alive"], axis=0)
