@@ -8,6 +8,7 @@ Batches are small: the tests check rules, not throughput.
 from __future__ import annotations
 
 import functools
+import json
 import importlib.util
 import pathlib
 
@@ -48,6 +49,22 @@ def random_rollout(env, num_steps, key):
 
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def read_metrics(out: str) -> list[dict]:
+    """The rows of a run directory's ``metrics.jsonl``."""
+    with open(pathlib.Path(out) / "metrics.jsonl") as f:
+        return [json.loads(line) for line in f]
+
+
+def straight_and_resumed(main, flags: list, base) -> tuple[str, str]:
+    """Run directories of a training command ``main``: 3 iterations in one go, and 2 iterations
+    then ``--resume`` to 3 (for the exact-resume tests)."""
+    straight, split = str(base / "straight"), str(base / "split")
+    main(flags + ["--out", straight, "--iterations", "3"])
+    main(flags + ["--out", split, "--iterations", "2"])
+    main(flags + ["--out", split, "--iterations", "3", "--resume"])
+    return straight, split
 
 
 def load_script(path: str):

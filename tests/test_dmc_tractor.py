@@ -8,9 +8,6 @@ greedy self-play loop; the rest runs eagerly on small arrays.
 
 from __future__ import annotations
 
-import json
-import os
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -21,7 +18,7 @@ from cardjax.agents import dmc as dmc_agent
 from cardjax.games import tractor
 from cardjax.train import dmc
 from cardjax.train.checkpoint import Checkpoints
-from conftest import load_script
+from conftest import load_script, read_metrics, straight_and_resumed
 
 shengji = load_script("experiments/shengji.py")
 
@@ -146,20 +143,10 @@ def test_oracle_features_shown_only_where_kept():
 
 
 # ------------------------------------------------------------------------- training, end to end
-def _metrics(out):
-    with open(os.path.join(out, "metrics.jsonl")) as f:
-        return [json.loads(line) for line in f]
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """3 iterations in one go, and 2 iterations + --resume to 3."""
-    base = tmp_path_factory.mktemp("sj")
-    straight, split = str(base / "straight"), str(base / "split")
-    shengji.main(TINY_FLAGS + ["--out", straight, "--iterations", "3"])
-    shengji.main(TINY_FLAGS + ["--out", split, "--iterations", "2"])
-    shengji.main(TINY_FLAGS + ["--out", split, "--iterations", "3", "--resume"])
-    return straight, split
+    return straight_and_resumed(shengji.main, TINY_FLAGS, tmp_path_factory.mktemp("sj"))
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +162,7 @@ def final_state(runs):
 @pytest.mark.slow
 def test_resume_equals_uninterrupted_run(runs):
     straight, split = runs
-    a, b = _metrics(straight), _metrics(split)
+    a, b = read_metrics(straight), read_metrics(split)
     assert [r["iteration"] for r in a] == [r["iteration"] for r in b] == [1, 2, 3]
     for ra, rb in zip(a, b):
         assert {k: v for k, v in ra.items() if k not in TIMING} == \

@@ -95,22 +95,22 @@ overflows; a hand is at most 613 steps (``max_steps = 620`` for Tractor).  No LS
 (0, 0)``): the features carry no move sequence.
 
 Candidate slots ``k`` (Dou Dizhu): measured on 1,024 deals (2 x 512, random and rule play, 110k
-decisions): legal moves per decision mean 5.6-5.9, median 2-3, p99 62-72, p99.9 137-154, max 299; above 128:
-0.13-0.23% of decisions, above 256: 0.003-0.004%.  The most moves come at the landlord's opening
-lead (20 cards); over 20,000 deals: mean 80, p99 203, p99.9 286, p99.99 350, max 446 (above 384:
-0.005%).  Contrived 20-card hands reach 453 (``34445556667778889TJQ``).  Default ``k = 512``;
-anything beyond is counted in ``overflow``.  Scoring 512 slots for every decision would waste
-~99% of the head's work, so the actors score them in tiers (:func:`score_slots`, ``k_fast``):
-the first 32 slots of every game, 128 slots of the 1/8 of games with the most moves, all slots
-of a few games, and the whole batch only at a step where more games need it (the
-``full_scoring_steps`` metric; in practice the first step, where every landlord leads) -- the
-same Q values as scoring everything, 2-3x faster on CPU.
+decisions): legal moves per decision mean 5.6-5.9, median 2-3, p99 62-72, p99.9 137-154, max 299;
+above 128: 0.13-0.23% of decisions, above 256: 0.003-0.004%.  The most moves come at the landlord's
+opening lead (20 cards); over 20,000 deals: mean 80, p99 203, p99.9 286, p99.99 350, max 446 (above
+384: 0.005%).  Contrived 20-card hands reach 453 (``34445556667778889TJQ``).  Default ``k = 512``;
+anything beyond is counted in ``overflow``.  Scoring 512 slots for every decision would waste ~99%
+of the head's work, so the actors score them in tiers (:func:`score_slots`, ``k_fast``): the first
+32 slots of every game, 128 slots of the 1/8 of games with the most moves, all slots of a few
+games, and the whole batch only at a step where more games need it (the ``full_scoring_steps``
+metric; in practice the first step, where every landlord leads) -- the same Q values as scoring
+everything, 2-3x faster on CPU.
 
 Game length (Dou Dizhu): random play mean 62, max 92; rule play mean 45, max 67 (steps, passes
-included). A game cannot last more than 154 steps (at most 52 non-pass moves before a seat is empty -- the two
-other seats keep a card each -- and at most two passes between them), so the default ``max_steps =
-156`` (rounded to a multiple of 3) never truncates; smaller values are allowed and count
-``truncated`` games.
+included).  A game cannot last more than 154 steps (at most 52 non-pass moves before a seat is
+empty -- the two other seats keep a card each -- and at most two passes between them), so the
+default ``max_steps = 156`` (rounded to a multiple of 3) never truncates; smaller values are
+allowed and count ``truncated`` games.
 
 Metrics of a step: ``loss`` (MSE over all trained decisions) and ``loss_<role>``; ``frames``
 (decisions of this iteration's games that were trained on; the runner adds ``frames_per_s``)
@@ -633,8 +633,9 @@ def state_shardings(mesh: Mesh, state: TrainState):
 class Train:
     """What :func:`make_train` builds: ``init(key)``, the jitted ``step(state)``, and its jitted
     parts for tests and tools: ``self_play(params, key, iteration=0) -> (Decisions [steps,
-    num_envs], stats)``, ``update(params, opt_state, batch, weights) -> (params, opt_state, loss)`` for one
-    role's params and a batch ``(obs, action, target)``, ``loss(params, batch, weights)``,
+    num_envs], stats)``, ``update(params, opt_state, batch, weights) -> (params, opt_state,
+    loss)`` for one role's params and a batch ``(obs, action, target)``, ``loss(params, batch,
+    weights)``,
     ``learn(params, opt_state, Decisions [slots, steps, num_envs], key) -> (params, opt_state,
     metrics)`` for all roles."""
 
