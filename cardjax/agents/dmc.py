@@ -1,6 +1,8 @@
-"""A trained DMC player loaded from a training run (``experiments/douzero.py --out DIR``: DouZero
-for Dou Dizhu, named ``douzero``; ``experiments/gongzhu_dmc.py --out DIR``: Gongzhu, named
-``gongzhu_dmc``).
+"""A trained DMC player loaded from a training run: DouZero for Dou Dizhu
+(``experiments/douzero.py --out DIR``, named ``douzero``), Gongzhu (``experiments/gongzhu_dmc.py``,
+``gongzhu_dmc``) or ShengJi+ for Tractor (``experiments/shengji.py``, ``shengji``; one network per
+phase, the role of a state is its phase, and a run trained with oracle guiding plays with the
+hidden part zeroed).
 
 ``load(env, path, **opts)`` restores the newest (or a chosen) checkpoint's Q networks (one per
 role; Gongzhu has one for every seat) and returns an :class:`~cardjax.agents.Agent` that plays
@@ -27,7 +29,7 @@ from cardjax.train.checkpoint import Checkpoints, find_run
 # Options of the search players that scripts/arena.py passes to every loader; a greedy DMC player
 # has no use for them.
 _SEARCH_OPTIONS = {"worlds", "sampling", "iec", "b"}
-NAMES = {"doudizhu": "douzero", "gongzhu": "gongzhu_dmc"}  # the players' default names
+NAMES = {"doudizhu": "douzero", "gongzhu": "gongzhu_dmc", "tractor": "shengji"}  # the players' default names
 
 
 def saved_config(path: str, iteration: int | None = None) -> dict:
@@ -69,6 +71,7 @@ def agent_from_params(env, params, cfg: dmc.Config, name: str | None = None,
         raise ValueError(f"a {cfg.game} DMC checkpoint cannot play {env.name}")
     game = dmc.make_game(cfg, env)
     net = dmc.make_net(cfg, game)
+    name = name or NAMES[cfg.game]
     k = cfg.k if k is None else int(k)
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
@@ -99,7 +102,7 @@ def agent_from_params(env, params, cfg: dmc.Config, name: str | None = None,
         del key
         return choose(params, state)
 
-    return Agent(name or NAMES[cfg.game], act, params)
+    return Agent(name, act, params)
 
 
 def load(env, path: str, iteration: int | None = None, name: str | None = None,

@@ -15,15 +15,17 @@ one program, no queues):
    actions acts on the first ``k`` (increasing action id) and is counted in ``overflow``.  Nothing
    is dropped silently.
 2. **Targets**: Monte-Carlo returns per seat with a backward ``lax.scan`` (:func:`returns`):
-   ``G_t = r_t + gamma * G_{t+1}`` over the env's per-seat reward vectors times
-   ``reward_scale`` (all zero except at the last step, where the env puts each seat's final
-   reward with its own sign: Dou Dizhu landlord ``+-2m``, each peasant ``-+m`` under ADP; Gongzhu
-   each seat its team's point margin); the target of a decision is ``G_t`` of the seat that made
-   it.  ``gamma`` discounts per env step (every seat's move counts); 1 for Dou Dizhu, where the
-   target is the final reward itself, as in DouZero.  Steps after the end of a game (padding) and
-   the decisions of truncated games weigh 0.
+   ``G_t = r_t + gamma * G_{t+1}`` over the per-seat reward vectors of the steps times
+   ``reward_scale`` (Dou Dizhu and Gongzhu: the env's, all zero except at the last step, where the
+   env puts each seat's final reward with its own sign: Dou Dizhu landlord ``+-2m``, each peasant
+   ``-+m`` under ADP; Gongzhu each seat its team's point margin; Tractor: trick points too, see
+   below); the target of a decision is ``G_t`` of the seat that made it.  ``gamma`` discounts per
+   env step (every seat's move counts); 1 for Dou Dizhu, where the target is the final reward
+   itself, as in DouZero.  Steps after the end of a game (padding) and the decisions of truncated
+   games weigh 0.
 3. **Learning** (the learner): one network per role (a params pytree with a leading axis of
-   ``num_roles``, the roles' updates vmapped); each role is trained on its own decisions,
+   ``num_roles``, the roles' updates vmapped -- run one after the other for non-lockstep games,
+   see below); each role is trained on its own decisions,
    ``epochs`` passes of shuffled minibatches of ``minibatch`` decisions: the valid decisions are
    put first and a ``while_loop`` runs ``ceil(valid / minibatch)`` updates, so padding costs
    nothing (the last minibatch's padding weighs 0).  Loss: mean squared error between
@@ -33,13 +35,28 @@ one program, no queues):
    iterations are trained on again (the buffer is then part of the train state and of every
    checkpoint).
 
-Roles and lockstep.  The trainer relies on "the role acting at step ``t`` is ``t % num_roles``"
-for every game still running: all games start together with role 0 to act and roles rotate
-every step (true for Dou Dizhu without bidding: ``env.init`` makes seat 0 the landlord, the
-seats play in turn and a pass is a step).  So at each self-play step one network acts for the
-whole batch (the params are indexed, not gathered per game) and the buffer's step axis splits
-into the roles' decisions by a reshape.  The ``role_mismatch`` metric counts decisions where the
-game's own ``role(state)`` disagrees (it must stay 0).  With one role (Gongzhu) it holds trivially.
+Roles and lockstep.  A game that declares ``lockstep`` (Dou Dizhu) guarantees "the role acting
+at step ``t`` is ``t % num_roles``" for every game still running: all games start together with
+role 0 to act and roles rotate every step (true for Dou Dizhu without bidding: ``env.init`` makes
+seat 0 the landlord, the seats play in turn and a pass is a step).  So at each self-play step one
+network acts for the whole batch (the params are indexed, not gathered per game) and the
+buffer's step axis splits into the roles' decisions by a reshape.  The ``role_mismatch`` metric
+counts decisions where the game's own ``role(state)`` disagrees (it must stay 0).  With
+one role (Gongzhu) it holds trivially.
+
+Non-lockstep games (Tractor: the phase, hence the network, differs between games at one step,
+and one seat makes several sub-actions in a row) store each decision's role (``Decisions.role``,
+``role(state)`` before the step).  Acting (:func:`score_by_role`): each role's network scores the
+batch only when some running game needs it (a ``lax.cond`` on ``any(role == r)``; other games
+count 0 legal moves for its tiers) and every game takes its own role's Q values.  Learning
+(``learn_by_role``): the roles are trained one after the other on the whole flattened buffer
+with the other roles' decisions weighted 0 -- the same valid-first shuffled minibatches and
+``while_loop`` as the lockstep path, so each role runs as many updates as it has decisions.
+Metrics ``decisions_<role>``.
+
+Features are stored as the game gives them: bool (Dou Dizhu, 0/1) or uint8 holding exact
+multiples of ``1 / feature_scale`` (Tractor: 200), which the network divides back.  Rewards per
+step: the env's ``rewards``, or the game's ``step_rewards(prev, next)`` (Tractor: trick points).
 
 Per-game defaults (:data:`GAME_DEFAULTS`, :meth:`Config.for_game`): the fields of :class:`Config`
 are Dou Dizhu's; a game overrides the ones that differ (reward, ``k``, ``max_steps``, ...).
@@ -60,23 +77,46 @@ state.  The head scores each candidate: ``relu(W_s emb + W_a action + b)`` (= a 
 ``concat(emb, action)``, with the state half computed once), ``head_depth - 1`` more dense
 layers of ``head_width`` and a scalar Q.
 
-Candidate slots ``k``: measured on 1,024 deals (2 x 512, random and rule play, 110k decisions):
-legal moves per decision mean 5.6-5.9, median 2-3, p99 62-72, p99.9 137-154, max 299; above 128:
-0.13-0.23% of decisions, above 256: 0.003-0.004%.  The most moves come at the landlord's opening
-lead (20 cards); over 20,000 deals: mean 80, p99 203, p99.9 286, p99.99 350, max 446 (above 384:
-0.005%).  Contrived 20-card hands reach 453 (``34445556667778889TJQ``).  Default ``k = 512``;
-anything beyond is counted in ``overflow``.  Scoring 512 slots for every decision would waste
-~99% of the head's work, so the actors score them in tiers (:func:`score_slots`, ``k_fast``):
-the first 32 slots of every game, 128 slots of the 1/8 of games with the most moves, all slots
-of a few games, and the whole batch only at a step where more games need it (the
-``full_scoring_steps`` metric; in practice the first step, where every landlord leads) -- the
-same Q values as scoring everything, 2-3x faster on CPU.
+Tractor (:func:`tractor_game`, ShengJi+ report chapters 3.4-4).  Roles: one network per phase,
+``declare``, ``bury``, ``chaodi``, ``play`` (``min(phase, 3)``), shared by the four seats, each
+seeing the game from its own seat: ``env.observe(state, current_player)`` (1,034 values: own hand,
+level, trump, dealer, phase, table / played / revealed / last trick per relative seat -- the
+report's dynamic card encoding --, voids, leaders, points, declarer, known kitty) x 200 as uint8.
+A decision is one sub-action (a card added to a lead, follow or the kitty, "done", a pass or a
+declaration), so ``gamma`` discounts per decision.  Action features: a static bool[66, 88] table
+(:func:`tractor_action_table`: action one-hot, and for the 54 card types suit, rank and point
+flags).  Rewards (``step_rewards``): at every step the points the seat's team took (a trick to
+the attackers or defenders, a failed throw's ``penalty`` -- the env's ``throw_penalty`` option, the
+report's combo-move penalty --, the final kitty bonus) minus the other team's, times
+``point_reward``, plus the env's final level reward (levels gained, or minus the other team's).
+``discount="step"`` (default) discounts per decision; ``"trick"`` only at the steps that end a
+trick (``Game.tick``), as the report's ``r + gamma^(T - t) R`` over T tricks: a hand is ~280
+decisions, so per decision the final reward reaches the declaration and burial decisions
+discounted by ~0.95^250 (nothing), per trick by 0.95^25 (0.28).
+Oracle guiding (report 4.5; ``oracle_iterations > 0``): the features get every hand and the kitty
+(``observe_oracle``'s extra part) appended, shown to a game at a step with probability falling
+linearly from 1 to 0 over the first ``oracle_iterations`` iterations and zeros otherwise; the
+trained player always gets zeros.  Legal moves <= 34 (a 33-card burial), so ``k = 66`` never
+overflows; a hand is at most 613 steps (``max_steps = 620`` for Tractor).  No LSTM (``history =
+(0, 0)``): the features carry no move sequence.
 
-Game length: random play mean 62, max 92; rule play mean 45, max 67 (steps, passes included). A
-game cannot last more than 154 steps (at most 52 non-pass moves before a seat is empty -- the two
-other seats keep a card each -- and at most two passes between them), so the default ``max_steps =
-156`` (rounded to a multiple of 3) never truncates; smaller values are allowed and count
-``truncated`` games.
+Candidate slots ``k`` (Dou Dizhu): measured on 1,024 deals (2 x 512, random and rule play, 110k
+decisions): legal moves per decision mean 5.6-5.9, median 2-3, p99 62-72, p99.9 137-154, max 299;
+above 128: 0.13-0.23% of decisions, above 256: 0.003-0.004%.  The most moves come at the landlord's
+opening lead (20 cards); over 20,000 deals: mean 80, p99 203, p99.9 286, p99.99 350, max 446 (above
+384: 0.005%).  Contrived 20-card hands reach 453 (``34445556667778889TJQ``).  Default ``k = 512``;
+anything beyond is counted in ``overflow``.  Scoring 512 slots for every decision would waste ~99%
+of the head's work, so the actors score them in tiers (:func:`score_slots`, ``k_fast``): the first
+32 slots of every game, 128 slots of the 1/8 of games with the most moves, all slots of a few
+games, and the whole batch only at a step where more games need it (the ``full_scoring_steps``
+metric; in practice the first step, where every landlord leads) -- the same Q values as scoring
+everything, 2-3x faster on CPU.
+
+Game length (Dou Dizhu): random play mean 62, max 92; rule play mean 45, max 67 (steps, passes
+included).  A game cannot last more than 154 steps (at most 52 non-pass moves before a seat is
+empty -- the two other seats keep a card each -- and at most two passes between them), so the
+default ``max_steps = 156`` (rounded to a multiple of 3) never truncates; smaller values are
+allowed and count ``truncated`` games.
 
 Gongzhu (:func:`gongzhu_game`, without the exposure phase).  One role, ``player``: one network
 plays all four seats (the teams' symmetry; the observation is relative to the acting seat).
@@ -95,9 +135,10 @@ Metrics of a step: ``loss`` (MSE over all trained decisions) and ``loss_<role>``
 and ``decisions``; ``overflow`` (decisions with more than ``k`` legal actions), its rate and
 ``max_legal``; ``truncated`` games; ``full_scoring_steps``; ``role_mismatch``; ``explored``
 (random moves); ``game_length``, ``max_game_length``, ``steps_run``; the game's outcome stats
-(``Game.outcome``; Dou Dizhu ``landlord_wins`` and ``landlord_reward``, Gongzhu ``margin`` and
-``margin_abs``: team 0's point margin and its size, self-play); ``target_abs`` (mean |target|,
-scaled).
+(``Game.outcome``, self-play: Dou Dizhu ``landlord_wins`` and ``landlord_reward``, Gongzhu
+``margin`` and ``margin_abs`` (team 0's point margin and its size), Tractor ``attacker_wins`` and
+``attacker_score``); non-lockstep games ``decisions_<role>``, with oracle guiding
+``oracle_shown``; ``target_abs`` (mean |target|, scaled).
 
 Data parallel: pass a ``jax.sharding.Mesh`` with one axis ``"data"``; the games (and the
 buffer's game axis) are split over its devices, params and optimizer state are replicated.
@@ -125,12 +166,15 @@ Array = jax.Array
 
 ROLE_NAMES = {"doudizhu": ("landlord", "landlord_down", "landlord_up"),
               "gongzhu": ("player",)}  # one network for the four seats
-REWARDS = {"doudizhu": ("adp", "wp", "logadp"), "gongzhu": ("points",)}
+REWARDS = {"doudizhu": ("adp", "wp", "logadp"), "gongzhu": ("points",), "tractor": ("levels",)}
 # The fields of Config that a game sets otherwise than Dou Dizhu (see the module docstring).
 GAME_DEFAULTS = {
     "doudizhu": {},
     "gongzhu": {"reward": "points", "reward_scale": 0.01, "k": 13, "k_fast": 0,
                 "max_steps": 52},
+    # ShengJi+: gamma 0.95, epsilon 0.015; at most 66 actions; a hand is at most 613 actions
+    "tractor": {"reward": "levels", "k": 66, "k_fast": 32, "max_steps": 620, "epsilon": 0.015,
+                "gamma": 0.95, "point_reward": 0.01},
 }
 
 
@@ -141,14 +185,15 @@ class Config(DictConfig):
 
     algorithm: str = "dmc"  # tells a run directory's loader which trainer made it
     game: str = "doudizhu"
-    reward: str = "adp"  # the env's reward: Dou Dizhu's option adp, wp, logadp; Gongzhu points
+    reward: str = "adp"  # the env's reward: Dou Dizhu's option adp, wp, logadp; Gongzhu points;
+    # Tractor levels
     reward_scale: float = 1.0  # targets are the rewards times this
     num_envs: int = 64  # self-play games per iteration
     k: int = 512  # candidate slots per decision (legal actions beyond are counted as overflow)
     k_fast: int = 32  # slots scored for every decision; 0 = all k (see score_slots)
     max_steps: int = 156  # static bound on a game's steps (longer games count as truncated)
     epsilon: float = 0.01  # exploration of the actors
-    gamma: float = 1.0  # discount per env step
+    gamma: float = 1.0  # discount per env step (= per decision)
     lr: float = 1e-4  # RMSProp (DouZero)
     alpha: float = 0.99
     rms_eps: float = 1e-5
@@ -161,6 +206,12 @@ class Config(DictConfig):
     depth: int = 2
     head_width: int = 256  # per-candidate head
     head_depth: int = 2
+    # Tractor only (ShengJi+): trick points -> reward (0: the final level reward only), the env's
+    # throw_penalty option, and oracle guiding over the first oracle_iterations (0: off)
+    point_reward: float = 0.0
+    throw_penalty: int = 0
+    oracle_iterations: int = 0
+    discount: str = "step"  # gamma per step (= per decision), or per trick (Tractor)
 
     def __post_init__(self):
         if self.algorithm != "dmc":
@@ -174,7 +225,7 @@ class Config(DictConfig):
                      "head_width", "head_depth"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("replay", "depth", "k_fast"):
+        for name in ("replay", "depth", "k_fast", "oracle_iterations"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         if not 0.0 <= self.epsilon <= 1.0:
@@ -186,6 +237,16 @@ class Config(DictConfig):
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
         if not 0.0 < self.alpha < 1.0:
             raise ValueError(f"alpha must be in (0, 1), got {self.alpha}")
+        if self.point_reward < 0:
+            raise ValueError(f"point_reward must be >= 0, got {self.point_reward}")
+        if self.throw_penalty not in (0, 10):
+            raise ValueError(f"throw_penalty must be 0 or 10, got {self.throw_penalty}")
+        if self.discount not in ("step", "trick"):
+            raise ValueError(f"discount must be 'step' or 'trick', got {self.discount!r}")
+        if self.game != "tractor" and (self.point_reward or self.throw_penalty
+                                       or self.oracle_iterations or self.discount != "step"):
+            raise ValueError("point_reward, throw_penalty, oracle_iterations and discount "
+                             "'trick' are Tractor options")
 
     @classmethod
     def for_game(cls, game: str, **fields) -> "Config":
@@ -210,12 +271,19 @@ class Config(DictConfig):
 class Game(NamedTuple):
     """What DMC needs to know about a game.
 
-    ``features(state) -> bool[F]``: the acting seat's view; ``role(state) -> int32``: which
-    network acts; ``action_features``: NumPy ``[num_actions_scored, G]`` table (the actions DMC
-    chooses among are ``0 .. len(action_features) - 1``); ``history``: ``(steps, size)``: the last
-    ``steps * size`` features are a sequence for the LSTM (``(0, 0)``: none); ``outcome(final,
-    totals) -> dict``: self-play stats (means over the batch) from the finished states and each
-    game's rewards ``totals`` float[B, num_players].
+    ``features(state) -> bool[F] | uint8[F]``: the acting seat's view, as stored in the buffer;
+    ``role(state) -> int32``: which network acts; ``action_features``: NumPy ``[num_actions_scored,
+    G]`` table (the actions DMC chooses among are ``0 .. len(action_features) - 1``); ``history``:
+    ``(steps, size)``: the last ``steps * size`` features are a sequence for the LSTM (``(0, 0)``:
+    none); ``outcome(final, totals) -> dict``: self-play stats (means over the batch) from the
+    finished states and each game's rewards ``totals`` float[B, num_players].  Optional:
+    ``lockstep`` (the role acting at step t is ``t % num_roles`` in every running game; False:
+    roles are read per game and stored per decision); ``feature_scale`` (the network reads
+    ``features / feature_scale``: uint8 features hold exact multiples of 1/scale);
+    ``step_rewards(prev, next) -> float32[num_players]`` (the reward vector of a step; None: the
+    env's ``next.rewards``); ``oracle(state) -> uint8[F_o]`` (hidden information appended to the
+    features under oracle guiding, zeros when playing; None: no oracle); ``tick(prev, next) ->
+    bool`` (the step ends a discount period: Tractor's tricks, for ``discount="trick"``).
     """
 
     env: Any
@@ -225,10 +293,101 @@ class Game(NamedTuple):
     action_features: np.ndarray
     history: tuple
     outcome: Callable
+    lockstep: bool = True
+    feature_scale: float = 1.0
+    step_rewards: Callable | None = None
+    oracle: Callable | None = None
+    tick: Callable | None = None
 
     @property
     def num_roles(self) -> int:
         return len(self.role_names)
+
+
+def observe(game: Game, states, keep=None):
+    """The stored features of a BATCH of states: ``game.features``, then (with an oracle) the
+    oracle features of the games where ``keep`` (bool[B]) is True and zeros elsewhere (None:
+    zeros everywhere, as a trained player sees them)."""
+    obs = jax.vmap(game.features)(states)
+    if game.oracle is None:
+        return obs
+    extra = jax.vmap(game.oracle)(states)
+    if keep is None:
+        extra = jnp.zeros_like(extra)
+    else:
+        extra = jnp.where(keep[:, None], extra, jnp.zeros_like(extra))
+    return jnp.concatenate([obs, extra.astype(obs.dtype)], axis=1)
+
+
+# ---------------------------------------------------------------------- Tractor (ShengJi+)
+ROLE_NAMES["tractor"] = ("declare", "bury", "chaodi", "play")  # one network per phase
+TRACTOR_SCALE = 200  # observe's values are multiples of 1/200 (counts /2, points /200, tricks /25)
+
+
+def tractor_action_table() -> np.ndarray:
+    """bool[66, 88] static features of Tractor's actions: the action one-hot (66), then for the
+    card actions 0..53 the suit (S H D C, joker: 5), the rank (2..A, XJ, DJ: 15) and the points
+    (5; 10 or K: 2).  What is trump depends on the hand's level and trump suit, which the state
+    features hold; the report's dynamic card encoding is part of ``observe``."""
+    from cardjax.games import tractor
+
+    n = tractor.NUM_ACTIONS
+    t = np.arange(tractor.NUM_TYPES)
+    suit = np.where(t < 52, t // 13, 4)
+    rank = np.where(t < 52, t % 13, 13 + (t - 52))
+    table = np.zeros((n, n + 5 + 15 + 2), bool)
+    table[np.arange(n), np.arange(n)] = True
+    table[t, n + suit] = True
+    table[t, n + 5 + rank] = True
+    table[t, n + 20] = (t < 52) & (t % 13 == 3)  # 5
+    table[t, n + 21] = (t < 52) & ((t % 13 == 8) | (t % 13 == 11))  # 10, K
+    return table
+
+
+def tractor_game(env, point_reward: float = 0.0, oracle: bool = False) -> Game:
+    """The Tractor adapter (ShengJi+; see the module docstring)."""
+    from cardjax.games import tractor
+
+    if env.name != "tractor":
+        raise ValueError(f"tractor_game needs the tractor env, got {env.name!r}")
+    table = tractor_action_table()
+
+    def quantize(x):
+        return jnp.round(x * TRACTOR_SCALE).astype(jnp.uint8)
+
+    def features(state):
+        return quantize(env.observe(state, state.current_player))
+
+    def hidden(state):  # every hand relative to the acting seat, and the kitty
+        return quantize(env.observe_oracle(state, state.current_player)[tractor.OBS_SIZE:])
+
+    def role(state):
+        return jnp.minimum(state.phase, tractor.PLAY).astype(jnp.int32)
+
+    def step_rewards(prev, nxt):
+        # points taken by the attackers in this step (a trick, a failed throw's penalty, the
+        # kitty bonus) minus the defenders', each seat from its team's side, plus the levels
+        att = ((nxt.attacker_points - prev.attacker_points) + (nxt.penalty - prev.penalty)
+               + (nxt.kitty_bonus - prev.kitty_bonus)) - (nxt.defender_points
+                                                          - prev.defender_points)
+        attacker = (jnp.arange(4) % 2) != (nxt.dealer % 2)
+        pts = jnp.where(attacker, att, -att).astype(jnp.float32)
+        return nxt.rewards + point_reward * pts
+
+    def tick(prev, nxt):  # a trick ended (the last one ends the hand)
+        return nxt.trick_no > prev.trick_no
+
+    def outcome(final, totals):  # the attackers' wins and score over the finished hands
+        del totals
+        score = jnp.maximum(final.attacker_points + final.kitty_bonus + final.penalty, 0)
+        done = final.terminated.astype(jnp.float32)
+        n = jnp.maximum(jnp.sum(done), 1.0)
+        return {"attacker_wins": jnp.sum(done * (score >= 80)) / n,
+                "attacker_score": jnp.sum(done * score) / n}
+
+    return Game(env, ROLE_NAMES["tractor"], features, role, table, (0, 0), outcome, lockstep=False,
+                feature_scale=float(TRACTOR_SCALE), step_rewards=step_rewards,
+                oracle=hidden if oracle else None, tick=tick)
 
 
 def doudizhu_game(env) -> Game:
@@ -286,6 +445,9 @@ def gongzhu_game(env) -> Game:
 
 
 def make_game(cfg: Config, env=None) -> Game:
+    if cfg.game == "tractor":
+        env = env or cardjax.make("tractor", throw_penalty=cfg.throw_penalty)
+        return tractor_game(env, cfg.point_reward, cfg.oracle_iterations > 0)
     if cfg.game == "doudizhu":
         env = env or cardjax.make("doudizhu", reward=cfg.reward)
         return doudizhu_game(env)
@@ -333,20 +495,32 @@ def compact(mask: Array, k: int):
     return jnp.minimum(idx, n - 1).astype(jnp.int32), valid, total > k
 
 
-def returns(rewards: Array, seats: Array, alive: Array, finished: Array, gamma: float):
+def returns(rewards: Array, seats: Array, alive: Array, finished: Array, gamma: float,
+            ticks: Array | None = None):
     """Monte-Carlo targets of an episode batch.
 
     ``rewards`` float[T, B, P]: the reward vector after each step; ``seats`` int[T, B]: who acted;
     ``alive`` bool[T, B]: the game was running before the step (a real decision);
     ``finished`` bool[B]: the game ended within the T steps.  Returns ``(targets, weights)``
     float32[T, B]: ``G_t[seat_t]`` with ``G_t = r_t + gamma G_{t+1}``, and 1 for real decisions of
-    finished games, 0 for padding and for truncated games.
+    finished games, 0 for padding and for truncated games.  With ``ticks`` (bool[T, B]) the
+    discount applies only after the steps where it is True (``G_t = r_t + G_{t+1}`` elsewhere;
+    Tractor's ``discount="trick"``: the steps that end a trick).
     """
-    def back(g, r):
-        g = r + gamma * g
-        return g, g
+    if ticks is None:
+        def back(g, r):
+            g = r + gamma * g
+            return g, g
 
-    _, g = jax.lax.scan(back, jnp.zeros_like(rewards[0]), rewards, reverse=True)
+        _, g = jax.lax.scan(back, jnp.zeros_like(rewards[0]), rewards, reverse=True)
+    else:
+        def back_ticks(g, x):
+            r, tick = x
+            g = r + jnp.where(tick, gamma, 1.0)[..., None] * g
+            return g, g
+
+        _, g = jax.lax.scan(back_ticks, jnp.zeros_like(rewards[0]), (rewards, ticks),
+                            reverse=True)
     targets = jnp.take_along_axis(g, seats[..., None].astype(jnp.int32), axis=-1)[..., 0]
     weights = (alive & finished[None, :]).astype(jnp.float32)
     return jnp.where(weights > 0, targets, 0.0).astype(jnp.float32), weights
@@ -368,6 +542,7 @@ class QNet(nn.Module):
     depth: int = 2
     head_width: int = 256
     head_depth: int = 2
+    obs_scale: float = 1.0  # the network reads obs / obs_scale (uint8 features)
 
     def setup(self):
         if self.history_steps:
@@ -380,6 +555,8 @@ class QNet(nn.Module):
 
     def embed(self, obs):
         x = obs.astype(jnp.float32)
+        if self.obs_scale != 1.0:
+            x = x / self.obs_scale
         if self.history_steps:
             cut = x.shape[-1] - self.history_steps * self.history_size
             hist = x[..., cut:].reshape(x.shape[:-1] + (self.history_steps, self.history_size))
@@ -403,7 +580,8 @@ class QNet(nn.Module):
 def make_net(cfg: Config, game: Game) -> QNet:
     steps, size = game.history
     return QNet(history_steps=steps, history_size=size, lstm=cfg.lstm, width=cfg.width,
-                depth=cfg.depth, head_width=cfg.head_width, head_depth=cfg.head_depth)
+                depth=cfg.depth, head_width=cfg.head_width, head_depth=cfg.head_depth,
+                obs_scale=game.feature_scale)
 
 
 def make_optimizer(cfg: Config) -> optax.GradientTransformation:
@@ -425,7 +603,7 @@ def q_values(net: QNet, game: Game, params, state, k: int):
     n = game.action_features.shape[0]
     idx, valid, _ = compact(state.legal_action_mask[:n], k)
     afeat = jnp.asarray(game.action_features)[idx]
-    obs = game.features(state)
+    obs = observe(game, jax.tree_util.tree_map(lambda x: x[None], state))[0]
     q_all = jax.vmap(net.apply, in_axes=(0, None, None))(params, obs, afeat)  # [R, k]
     q = q_all[game.role(state)]
     return idx, valid, jnp.where(valid, q, -jnp.inf)
@@ -478,6 +656,26 @@ def score_slots(net: QNet, table, params, obs, idx, count, tiers: tuple):
     return q, ~fits
 
 
+def score_by_role(net: QNet, table, params, obs, idx, count, roles, num_roles: int,
+                  tiers: tuple):
+    """:func:`score_slots` of a batch whose acting roles (int[B]) differ: each role's network
+    runs only when some game needs it (a ``lax.cond`` on the batch, so the params are indexed,
+    not gathered per game) and every game takes its role's row.  Returns ``(q, full)``."""
+    q = jnp.full(idx.shape, -jnp.inf)
+    full = jnp.bool_(False)
+    for r in range(num_roles):
+        mine = roles == r
+        p = role_params(params, r)
+        q_r, full_r = jax.lax.cond(
+            jnp.any(mine),
+            lambda p=p, mine=mine: score_slots(net, table, p, obs, idx,
+                                               jnp.where(mine, count, 0), tiers),
+            lambda: (jnp.full(idx.shape, -jnp.inf), jnp.bool_(False)))
+        q = jnp.where(mine[:, None], q_r, q)
+        full = full | full_r
+    return q, full
+
+
 def greedy_actions(net: QNet, game: Game, params, states, k: int, k_fast: int = 32):
     """The greedy actions of a BATCH of states (leading axis B) whose acting roles may differ:
     each role's network scores the legal candidates (in :func:`score_slots`'s tiers) of every
@@ -487,13 +685,10 @@ def greedy_actions(net: QNet, game: Game, params, states, k: int, k_fast: int = 
     mask = states.legal_action_mask[:, :n]
     count = jnp.where(states.terminated, 0, jnp.sum(mask, axis=1, dtype=jnp.int32))
     idx, valid, _ = jax.vmap(compact, in_axes=(0, None))(mask, k)
-    obs = jax.vmap(game.features)(states)
+    obs = observe(game, states)
     roles = jax.vmap(game.role)(states)
     tiers = score_tiers(k, k_fast, idx.shape[0])
-    q = jnp.full(idx.shape, -jnp.inf)
-    for r in range(game.num_roles):
-        q_r, _ = score_slots(net, table, role_params(params, r), obs, idx, count, tiers)
-        q = jnp.where((roles == r)[:, None], q_r, q)
+    q, _ = score_by_role(net, table, params, obs, idx, count, roles, game.num_roles, tiers)
     best = jnp.argmax(jnp.where(valid, q, -jnp.inf), axis=1)
     return jnp.take_along_axis(idx, best[:, None], axis=1)[:, 0]
 
@@ -503,10 +698,11 @@ def greedy_actions(net: QNet, game: Game, params, states, k: int, k_fast: int = 
 class Decisions:
     """Training decisions; leading axes ``[slots, steps, num_envs]`` in the buffer."""
 
-    obs: Array  # bool[..., F] the acting seat's features
+    obs: Array  # bool or uint8 [..., F] the acting seat's features
     action: Array  # int32[...] the action taken
     target: Array  # float32[...] Monte-Carlo return of the acting seat
     weight: Array  # float32[...] 1 = real decision of a finished game, 0 = padding
+    role: Array | None = None  # int32[...] the network that acted (None: lockstep, by step)
 
 
 @struct.dataclass
@@ -526,9 +722,12 @@ def state_shardings(mesh: Mesh, state: TrainState):
 @dataclasses.dataclass(frozen=True)
 class Train:
     """What :func:`make_train` builds: ``init(key)``, the jitted ``step(state)``, and its jitted
-    parts for tests and tools: ``self_play(params, key) -> (Decisions [steps, num_envs],
-    stats)``, ``update(params, opt_state, batch, weights) -> (params, opt_state, loss)`` for one
-    role's params and a batch ``(obs, action, target)``, ``loss(params, batch, weights)``."""
+    parts for tests and tools: ``self_play(params, key, iteration=0) -> (Decisions [steps,
+    num_envs], stats)``, ``update(params, opt_state, batch, weights) -> (params, opt_state,
+    loss)`` for one role's params and a batch ``(obs, action, target)``, ``loss(params, batch,
+    weights)``,
+    ``learn(params, opt_state, Decisions [slots, steps, num_envs], key) -> (params, opt_state,
+    metrics)`` for all roles."""
 
     init: Any
     step: Any
@@ -539,6 +738,7 @@ class Train:
     self_play: Any
     update: Any
     loss: Any
+    learn: Any = None  # learn(params, opt_state, Decisions [slots, T, B], key) -> (p, o, metrics)
 
 
 def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
@@ -553,15 +753,22 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
     R, T, B, K = game.num_roles, cfg.steps, cfg.num_envs, cfg.k
     table = jnp.asarray(game.action_features)
     n_actions = table.shape[0]
-    F = int(jax.eval_shape(game.features, jax.eval_shape(env.init, jax.random.PRNGKey(0)))
-            .shape[0])
+    one_obs = jax.eval_shape(
+        lambda k: observe(game, jax.tree_util.tree_map(lambda x: x[None], env.init(k)))[0],
+        jax.random.PRNGKey(0))
+    F, obs_dtype = int(one_obs.shape[0]), one_obs.dtype  # bool (Dou Dizhu) or uint8 (Tractor)
+    lockstep = game.lockstep
+    ticking = cfg.discount == "trick"  # discount per trick (game.tick), not per step
 
     def init_one(key):
-        return net.init(key, jnp.zeros((1, F), bool), jnp.zeros((1, 1, table.shape[1]), bool))
+        return net.init(key, jnp.zeros((1, F), obs_dtype),
+                        jnp.zeros((1, 1, table.shape[1]), bool))
 
     def empty(lead):
-        return Decisions(obs=jnp.zeros(lead + (F,), bool), action=jnp.zeros(lead, jnp.int32),
-                         target=jnp.zeros(lead, jnp.float32), weight=jnp.zeros(lead, jnp.float32))
+        return Decisions(obs=jnp.zeros(lead + (F,), obs_dtype),
+                         action=jnp.zeros(lead, jnp.int32),
+                         target=jnp.zeros(lead, jnp.float32), weight=jnp.zeros(lead, jnp.float32),
+                         role=None if lockstep else jnp.zeros(lead, jnp.int32))
 
     def init(key) -> TrainState:
         k_net, key = jax.random.split(key)
@@ -579,13 +786,32 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
     def score(p, obs, idx, count):
         return score_slots(net, table, p, obs, idx, count, tiers)
 
-    def self_play(params, key):
+    def oracle_keep(iteration):
+        """Oracle guiding: the probability of showing the hidden cards to a game at a step
+        falls linearly from 1 to 0 over the first ``oracle_iterations`` iterations."""
+        n = max(cfg.oracle_iterations, 1)
+        return jnp.clip(1.0 - iteration.astype(jnp.float32) / n, 0.0, 1.0)
+
+    def act_scores(params, t, obs, idx, count, alive, roles):
+        """Q of every game's candidates: lockstep, the one network of role ``t % R`` for the
+        whole batch; otherwise each game's role's network (:func:`score_by_role`)."""
+        if lockstep:
+            return score(role_params(params, t % R), obs, idx, jnp.where(alive, count, 0))
+        return score_by_role(net, table, params, obs, idx, jnp.where(alive, count, 0),
+                             jnp.where(alive, roles, -1), R, tiers)
+
+    def self_play(params, key, iteration=jnp.int32(0)):
         k_deal, k_play = jax.random.split(key)
         states = sharding.constrain(jax.vmap(env.init)(jax.random.split(k_deal, B)), mesh, 0)
         P_ = env.num_players
-        bufs = dict(obs=jnp.zeros((T, B, F), bool), action=jnp.zeros((T, B), jnp.int32),
+        bufs = dict(obs=jnp.zeros((T, B, F), obs_dtype), action=jnp.zeros((T, B), jnp.int32),
                     seat=jnp.zeros((T, B), jnp.int32), alive=jnp.zeros((T, B), bool),
                     rewards=jnp.zeros((T, B, P_), jnp.float32))
+        if not lockstep:
+            bufs["role"] = jnp.zeros((T, B), jnp.int32)
+        if ticking:
+            bufs["tick"] = jnp.zeros((T, B), bool)
+        delta = oracle_keep(iteration)
         stats0 = dict(overflow=jnp.int32(0), max_legal=jnp.int32(0),
                       role_mismatch=jnp.int32(0), explored=jnp.int32(0),
                       full_scoring_steps=jnp.int32(0))
@@ -596,24 +822,35 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
 
         def body(c):
             t, states, key, bufs, stats = c
-            key, k_eps, k_rand = jax.random.split(key, 3)
-            role = t % R
+            if game.oracle is None:
+                key, k_eps, k_rand = jax.random.split(key, 3)
+                keep = None
+            else:
+                key, k_eps, k_rand, k_oracle = jax.random.split(key, 4)
+                keep = jax.random.uniform(k_oracle, (B,)) < delta
             alive = ~states.terminated
             mask = states.legal_action_mask[:, :n_actions]
             count = jnp.sum(mask, axis=1, dtype=jnp.int32)
             idx, valid, overflow = jax.vmap(compact, in_axes=(0, None))(mask, K)
-            obs = jax.vmap(game.features)(states)
+            obs = observe(game, states, keep)
+            roles = jax.vmap(game.role)(states)
             # finished games (all-True masks) need no scoring: count 0 keeps them in tier 1
-            q, full = score(role_params(params, role), obs, idx, jnp.where(alive, count, 0))
+            q, full = act_scores(params, t, obs, idx, count, alive, roles)
             greedy = jnp.argmax(jnp.where(valid, q, -jnp.inf), axis=1)
             rand = jax.random.randint(k_rand, (B,), 0, jnp.maximum(jnp.minimum(count, K), 1))
             explore = jax.random.uniform(k_eps, (B,)) < cfg.epsilon
             slot = jnp.where(explore, rand, greedy)
             action = jnp.take_along_axis(idx, slot[:, None], axis=1)[:, 0]
             seat = states.current_player
-            mismatch = alive & (jax.vmap(game.role)(states) != role)
+            mismatch = alive & (roles != t % R) if lockstep else jnp.zeros(B, bool)
+            prev = states
             states = sharding.constrain(jax.vmap(env.step)(states, action), mesh, 0)
-            row = dict(obs=obs, action=action, seat=seat, alive=alive, rewards=states.rewards)
+            rewards = (states.rewards if game.step_rewards is None
+                       else jax.vmap(game.step_rewards)(prev, states))
+            row = dict(obs=obs, action=action, seat=seat, alive=alive, rewards=rewards,
+                       role=roles)
+            if ticking:
+                row["tick"] = jax.vmap(game.tick)(prev, states)
             bufs = {n: jax.lax.dynamic_update_index_in_dim(bufs[n], row[n], t, 0) for n in bufs}
             stats = dict(
                 overflow=stats["overflow"] + jnp.sum(alive & overflow, dtype=jnp.int32),
@@ -627,17 +864,24 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
         t, final, _, bufs, stats = jax.lax.while_loop(
             cond, body, (jnp.int32(0), states, k_play, bufs, stats0))
         finished = final.terminated
-        target, weight = returns(bufs["rewards"] * cfg.reward_scale, bufs["seat"],
-                                 bufs["alive"], finished, cfg.gamma)
-        decisions = sharding.constrain(Decisions(bufs["obs"], bufs["action"], target, weight), mesh, 1)
+        target, weight = returns(bufs["rewards"] * cfg.reward_scale, bufs["seat"], bufs["alive"],
+                                 finished, cfg.gamma, bufs.get("tick"))
+        decisions = sharding.constrain(
+            Decisions(bufs["obs"], bufs["action"], target, weight, bufs.get("role")), mesh, 1)
         lengths = jnp.sum(bufs["alive"], axis=0)
-        totals = jnp.sum(bufs["rewards"], axis=0)  # [B, P]: each game's final rewards
+        totals = jnp.sum(bufs["rewards"], axis=0)  # [B, P]: each game's rewards in all
         stats = dict(stats, **game.outcome(final, totals),
                      decisions=jnp.sum(lengths),
                      truncated=jnp.sum(~finished, dtype=jnp.int32),
                      steps_run=t,
                      game_length=jnp.mean(lengths.astype(jnp.float32)),
                      max_game_length=jnp.max(lengths))
+        if not lockstep:
+            w = bufs["alive"]
+            stats.update({f"decisions_{name}": jnp.sum(w & (bufs["role"] == r), dtype=jnp.int32)
+                          for r, name in enumerate(game.role_names)})
+        if game.oracle is not None:
+            stats["oracle_shown"] = delta
         return decisions, stats
 
     # ------------------------------------------------------------------ learner
@@ -687,7 +931,10 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
         return p, opt_state, lsum, wsum
 
     def learn(params, opt_state, data: Decisions, key):
-        """``data``: Decisions [slots, T, B]; role r's decisions are the steps t = r mod R."""
+        """``data``: Decisions [slots, T, B]; role r's decisions are the steps t = r mod R
+        (lockstep) or those with ``role == r``."""
+        if not lockstep:
+            return learn_by_role(params, opt_state, data, key)
         s = data.weight.shape[0]
         # [slots, T/R, R, B, ...] -> [R, slots * T/R * B, ...]
         by_role = jax.tree_util.tree_map(
@@ -700,9 +947,32 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
         metrics["loss"] = jnp.sum(lsum) / jnp.maximum(jnp.sum(wsum), 1.0)
         return params, opt_state, metrics
 
+    def learn_by_role(params, opt_state, data: Decisions, key):
+        """Non-lockstep: role r learns on all decisions (flattened, not copied) with the weights
+        of the others zeroed; the roles run one after the other, so each role's loop runs as
+        many updates as it has decisions (under ``vmap`` every role would run the largest
+        count)."""
+        flat = jax.tree_util.tree_map(lambda x: x.reshape((-1,) + x.shape[3:]), data)
+        keys = jax.random.split(key, R)
+        new_p, new_o, lsums, wsums = [], [], [], []
+        for r in range(R):
+            mine = flat.replace(weight=flat.weight * (flat.role == r))
+            p, o, lsum, wsum = learn_role(role_params(params, r), role_params(opt_state, r),
+                                          mine, keys[r])
+            new_p.append(p)
+            new_o.append(o)
+            lsums.append(lsum)
+            wsums.append(wsum)
+        stack = lambda xs: jax.tree_util.tree_map(lambda *x: jnp.stack(x), *xs)  # noqa: E731
+        lsum, wsum = jnp.stack(lsums), jnp.stack(wsums)
+        metrics = {f"loss_{name}": lsum[r] / jnp.maximum(wsum[r], 1.0)
+                   for r, name in enumerate(game.role_names)}
+        metrics["loss"] = jnp.sum(lsum) / jnp.maximum(jnp.sum(wsum), 1.0)
+        return stack(new_p), stack(new_o), metrics
+
     def step(state: TrainState):
         key, k_play, k_learn = jax.random.split(state.key, 3)
-        decisions, stats = self_play(state.params, k_play)
+        decisions, stats = self_play(state.params, k_play, state.iteration)
         if state.buffer is None:
             data, buffer = jax.tree_util.tree_map(lambda x: x[None], decisions), None
         else:
@@ -727,7 +997,8 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
         jit_step = jax.jit(step, in_shardings=(shardings,),
                            out_shardings=(shardings, NamedSharding(mesh, P())))
     return Train(init=init, step=jit_step, net=net, game=game, env=env, config=cfg,
-                 self_play=jax.jit(self_play), update=jax.jit(update), loss=jax.jit(loss_fn))
+                 self_play=jax.jit(self_play), update=jax.jit(update), loss=jax.jit(loss_fn),
+                 learn=jax.jit(learn))
 
 
 # ------------------------------------------------------------------------- frames/s for the runner

@@ -1,7 +1,7 @@
 """The command line shared by the DMC experiments (``experiments/douzero.py``,
-``experiments/gongzhu_dmc.py``).
+``experiments/gongzhu_dmc.py``, ``experiments/shengji.py``).
 
-Both commands share the training flags, the resolution of a run's config (new or resumed) and the
+The commands share the training flags, the resolution of a run's config (new or resumed) and the
 training ``main``; a game's command only gives its small defaults and how it is evaluated:
 
     defaults = train_defaults("gongzhu", num_envs=64, width=128)
@@ -25,6 +25,16 @@ def discount(text: str) -> float:
     value = probability(text)
     if value == 0.0:
         raise argparse.ArgumentTypeError("gamma must be > 0")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
     return value
 
 
@@ -58,24 +68,38 @@ _TRAIN_FLAGS = {
     "depth": (non_negative_int, "state MLP layers"),
     "head_width": (positive_int, "per-candidate head width"),
     "head_depth": (positive_int, "per-candidate head layers"),
+    "point_reward": (non_negative_float, "reward per trick point (the final level reward stays 1 "
+                     "per level; 0: levels only)"),
+    "throw_penalty": (int, "points a failed throw costs the thrower's team"),
+    "discount": (None, "where gamma applies: every decision (step) or every trick (the "
+                 "report's gamma^(tricks left))"),
+    "oracle_iterations": (non_negative_int, "oracle guiding: hidden cards shown with a "
+                          "probability falling to 0 over this many iterations (0: off)"),
 }
+_ONLY = {"lstm": ("doudizhu",), "point_reward": ("tractor",), "throw_penalty": ("tractor",),
+         "discount": ("tractor",), "oracle_iterations": ("tractor",)}  # flags of some games
+_CHOICES = {"throw_penalty": (0, 10), "discount": ("step", "trick")}
 
 
 def make_parser(doc: str, out: str, iterations: int, defaults: dict, eval_title: str,
                 skip: tuple = (), eval_every: int = 10, eval_deals: int = 64,
                 checkpoint_every: int = 1) -> argparse.ArgumentParser:
-    """The command's parser: run flags, the training flags (but ``skip``; they default to None
-    so that a resumed run can tell the flags a user typed) and ``--eval_every --eval_deals
-    --eval_seed``."""
+    """The command's parser: run flags, the training flags of the game (but ``skip``; they
+    default to None so that a resumed run can tell the flags a user typed) and ``--eval_every
+    --eval_deals --eval_seed``."""
     p = argparse.ArgumentParser(description=doc.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog=doc.split("\n\n", 2)[2])
     runner.add_run_flags(p, out=out, iterations=iterations, checkpoint_every=checkpoint_every)
     train = p.add_argument_group("training (saved with the run; defaults in brackets)")
+    game = defaults["game"]
     for name, (kind, text) in _TRAIN_FLAGS.items():
-        if name in skip:
+        if name in skip or game not in _ONLY.get(name, (game,)):
             continue
-        kw = {"choices": dmc.REWARDS[defaults["game"]]} if name == "reward" else {"type": kind}
+        kw = {} if kind is None else {"type": kind}
+        choices = {**_CHOICES, "reward": dmc.REWARDS[game]}.get(name)
+        if choices is not None:
+            kw["choices"] = choices
         train.add_argument(f"--{name}", default=None, help=f"{text} [{defaults[name]}]", **kw)
     ev = p.add_argument_group(f"evaluation ({eval_title})")
     ev.add_argument("--eval_every", type=non_negative_int, default=eval_every,

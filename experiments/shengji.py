@@ -1,0 +1,119 @@
+#!/usr/bin/env python
+"""Train ShengJi+ (Deep Monte Carlo) for Tractor by self-play, and evaluate it against random and
+the rule agent.
+
+    python experiments/shengji.py                                      # small CPU run, minutes
+    python experiments/shengji.py --num_envs 2048 --width 512 --depth 3 --head_width 256 \\
+        --head_depth 3 --minibatch 8192 --iterations 600 --eval_every 50 --eval_deals 512 \\
+        --out runs/shengji_gpu                                         # one GPU
+    python experiments/shengji.py --out runs/shengji_gpu --resume      # continue a stopped run
+
+Every iteration plays ``--num_envs`` Tractor hands (random level and dealer) with epsilon-greedy
+Q networks, one per phase as in the ShengJi+ report -- ``declare``, ``bury`` (one card per
+decision), ``chaodi`` and ``play`` (one card, or "done", per decision) -- all four seats sharing a
+phase's network and seeing the game from their own seat (``cardjax.train.dmc``, non-lockstep
+roles).  Each decision's target is its seat's discounted return (``--gamma`` per decision) of
+the per-trick point rewards (``--point_reward`` per point: the points the seat's team took in a
+trick, or minus those the other team took, throw penalties and the kitty bonus included) and of
+the final level reward (levels gained, or minus the levels the other team gained);
+``--discount trick`` discounts per trick instead of per decision (a hand is ~280 decisions, so per
+decision the level reward barely reaches the declaration and burial networks).
+``--throw_penalty 10`` is the env's failed-throw penalty (the report's combo-move penalty);
+``--oracle_iterations N`` shows the other hands and the kitty during training with a
+probability falling from 1 to 0 over the first N iterations (oracle guiding, report 4.5); the
+trained player always sees them as zeros.  Every ``--eval_every`` iterations (and after the last)
+the greedy networks play duplicate hands (teams swapped) against random and the rule agent
+(``cardjax.eval.arena``): ``eval.json`` gets the leveling rate against random as ``mean`` +-
+``stderr`` (ratio estimator over deals), and the win rate, leveling rate and AAPD (report 4.6)
+against both.
+
+The run directory ``--out`` gets ``metrics.jsonl`` (loss per phase network, frames/s = decisions
+trained per second, decisions per phase, overflow and truncation counts, ...), ``eval.json``,
+``curves.png`` and orbax checkpoints (every ``--checkpoint_every`` iterations); ``--resume``
+continues the newest checkpoint exactly as if the run had never stopped.  The games are split
+over every device of every process (``--multihost``).
+"""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+
+import cardjax
+from cardjax import agents
+from cardjax.agents import dmc as dmc_agent
+from cardjax.eval import arena
+from cardjax.train import dmc, dmc_cli
+
+# Small defaults: an iteration takes a few seconds on a CPU core (the game's defaults in
+# dmc.GAME_DEFAULTS follow the report: gamma 0.95, epsilon 0.015).  No LSTM: the Tractor
+# features hold no move history.
+TRAIN_DEFAULTS = dmc_cli.train_defaults("tractor", num_envs=16, width=128, depth=2, head_width=64,
+                                        head_depth=2, minibatch=512)
+OPPONENTS = ("random", "rule")
+
+
+def parse_args(argv=None):
+    return dmc_cli.make_parser(__doc__, "runs/shengji", 20, TRAIN_DEFAULTS,
+                               "duplicate hands against random and the rule agent",
+                               skip=("reward",), eval_deals=32).parse_args(argv)
+
+
+def leveling_rate(per_game) -> tuple[float, float]:
+    """Leveling rate (A's levels / both teams' levels) of A's level rewards ``per_game``
+    [games][deals] and its standard error over deals (ratio estimator)."""
+    s = np.asarray(per_game, np.float64)
+    a = np.maximum(s, 0).sum(axis=0)
+    t = np.abs(s).sum(axis=0)
+    n = a.shape[0]
+    if t.sum() == 0:
+        return float("nan"), float("nan")
+    rate = a.sum() / t.sum()
+    if n < 2:
+        return float(rate), float("nan")
+    se = np.sqrt(np.sum((a - rate * t) ** 2) / (n * (n - 1))) / t.mean()
+    return float(rate), float(se)
+
+
+def make_evaluate(cfg: dmc.Config, params, deals: int, seed: int):
+    """``evaluate(state) -> dict`` for the runner: the leveling rate against random as
+    ``mean``."""
+    env = cardjax.make("tractor")  # the standard game, whatever the training options
+    player = dmc_agent.agent_from_params(env, params, cfg)
+    opponents = {name: agents.get(env, name) for name in OPPONENTS}
+
+    def evaluate(state):
+        me = player._replace(params=jax.device_get(state.params))
+        out = {}
+        for name, opp in opponents.items():
+            r = arena.duplicate_match(env, me, opp, deals=deals, seed=seed,
+                                      batch=min(deals, 64), progress=False, per_deal=True)
+            rate, se = leveling_rate(r["per_game"])
+            out[f"vs_{name}"] = {k: r[k] for k in (
+                "mean", "stderr", "games", "win_rate", "level_up_rate", "leveling_rate", "aapd",
+                "a_attack_points", "b_attack_points", "levels_a", "levels_b")}
+            out[f"vs_{name}"]["leveling_rate_stderr"] = se
+            for k in ("win_rate", "leveling_rate", "aapd"):
+                out[f"{k}_vs_{name}"] = r[k]
+        rate, se = out["vs_random"]["leveling_rate"], out["vs_random"]["leveling_rate_stderr"]
+        return {"mean": rate, "stderr": se, "opponent": "random", "metric": "leveling_rate",
+                **out}
+
+    info = {"opponents": list(opponents), "main_opponent": "random", "deals": deals,
+            "seed": seed, "scoring": "leveling rate (mean); win rate, AAPD", "play": "greedy"}
+    return evaluate, info
+
+
+def _summarize(last: dict) -> dict:
+    return {k: last[k] for k in (
+        "leveling_rate_vs_random", "win_rate_vs_random", "aapd_vs_random",
+        "leveling_rate_vs_rule", "win_rate_vs_rule", "aapd_vs_rule")}
+
+
+def main(argv=None) -> dict:
+    return dmc_cli.main(parse_args(argv), TRAIN_DEFAULTS, make_evaluate, label="ShengJi+ (DMC)",
+                        eval_name="leveling rate vs random", summarize=_summarize)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,306 @@
+"""Deep Monte Carlo for Tractor (ShengJi+): the adapter (cardjax.train.dmc.tractor_game), the
+non-lockstep roles of the trainer, its command (experiments/shengji.py) and the loaded player.
+
+Tiny sizes (4 hands per iteration, 16-wide nets).  Compiled programs are shared: one training
+step for the module (``dmc.cached_train`` keeps it across the ``main`` calls), one learner, one
+greedy self-play loop; the rest runs eagerly on small arrays.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import cardjax
+from cardjax.agents import dmc as dmc_agent
+from cardjax.games import tractor
+from cardjax.train import dmc
+from cardjax.train.checkpoint import Checkpoints
+from conftest import load_script, read_metrics, straight_and_resumed
+
+shengji = load_script("experiments/shengji.py")
+
+TINY = {"num_envs": 4, "width": 16, "depth": 1, "head_width": 16, "head_depth": 2,
+        "minibatch": 256, "replay": 1}
+TINY_FLAGS = [x for k, v in TINY.items() for x in (f"--{k}", str(v))] + [
+    "--eval_deals", "0", "--no-progress"]
+TIMING = {"seconds", "elapsed_s", "games_per_s", "frames_per_s"}
+PHASE = 54 + 13 + 5 + 4  # offset of the phase one-hot in Tractor's observe
+G = 0.95
+
+
+# ------------------------------------------------------------------------------- return targets
+def test_returns_tractor_like_episode():
+    """Seats 0-3 declare (pass), seat 0 buries twice, then a trick 1, 2, 3, 0 that the team
+    {1, 3} wins with 20 points (+-0.2 with 0.01 per point) and that ends the hand: the team
+    {0, 2} gains 1 level (+-1).  gamma 0.95 per decision (per env step); step 10 is padding."""
+    T = 11
+    seats = np.array([0, 1, 2, 3, 0, 0, 1, 2, 3, 0, 1], np.int32)
+    rewards = np.zeros((T, 1, 4), np.float32)
+    rewards[9, 0] = [-0.2, 0.2, -0.2, 0.2]  # the trick ends at seat 0's card (step 9)
+    final = np.array([1.0, -1.0, 1.0, -1.0], np.float32)
+    rewards[9, 0] += final  # ... and the hand with it
+    alive = np.ones((T, 1), bool)
+    alive[10] = False
+    targets, weights = dmc.returns(jnp.asarray(rewards), jnp.asarray(seats[:, None]),
+                                   jnp.asarray(alive), jnp.asarray([True]), G)
+    targets, weights = np.asarray(targets)[:, 0], np.asarray(weights)[:, 0]
+    # the decision at step t of seat s: gamma^(9 - t) * (trick reward + level reward) of s
+    expect = [G ** (9 - t) * (rewards[9, 0, s]) for t, s in enumerate(seats[:10])]
+    np.testing.assert_allclose(targets[:10], expect, rtol=1e-6)
+    assert targets[0] == pytest.approx(G ** 9 * 0.8)  # seat 0: -0.2 + 1
+    assert targets[1] == pytest.approx(-(G ** 8) * 0.8)  # seat 1: +0.2 - 1
+    assert targets[9] == pytest.approx(0.8) and targets[10] == 0
+    np.testing.assert_array_equal(weights, [1] * 10 + [0])
+
+
+def test_returns_per_trick_rewards_discount_per_decision():
+    """Two tricks paying different teams: each seat's target adds its team's signed trick
+    rewards and its final reward, each discounted by the decisions (steps) between."""
+    T = 8
+    seats = np.array([0, 1, 2, 3, 1, 2, 3, 0], np.int32)
+    rewards = np.zeros((T, 1, 4), np.float32)
+    rewards[3] = [0.1, -0.1, 0.1, -0.1]  # team {0, 2} took 10 points
+    rewards[7] = [-0.25 - 2, 0.25 + 2, -0.25 - 2, 0.25 + 2]  # 25 points and 2 levels to {1, 3}
+    targets, _ = dmc.returns(jnp.asarray(rewards), jnp.asarray(seats[:, None]),
+                             jnp.ones((T, 1), bool), jnp.asarray([True]), G)
+    targets = np.asarray(targets)[:, 0]
+    assert targets[0] == pytest.approx(G ** 3 * 0.1 + G ** 7 * -2.25)
+    assert targets[1] == pytest.approx(G ** 2 * -0.1 + G ** 6 * 2.25)
+    assert targets[4] == pytest.approx(G ** 3 * 2.25)  # seat 1 after the first trick
+    assert targets[7] == pytest.approx(-2.25)
+
+
+def test_returns_discount_per_trick():
+    """``discount="trick"``: gamma applies only after the steps that end a trick; the decisions
+    before the first trick ends (declaration, burial) get the returns undiscounted."""
+    seats = np.array([0, 1, 2, 3, 0, 1, 2, 3], np.int32)
+    ticks = np.array([0, 0, 0, 0, 0, 1, 0, 1], bool)  # tricks end at steps 5 and 7
+    rewards = np.zeros((8, 1, 4), np.float32)
+    rewards[5] = [0.1, -0.1, 0.1, -0.1]
+    rewards[7] = [1.0, -1.0, 1.0, -1.0]
+    targets, _ = dmc.returns(jnp.asarray(rewards), jnp.asarray(seats[:, None]),
+                             jnp.ones((8, 1), bool), jnp.asarray([True]), G,
+                             jnp.asarray(ticks[:, None]))
+    targets = np.asarray(targets)[:, 0]
+    np.testing.assert_allclose(targets, [0.1 + G, -0.1 - G, 0.1 + G, -0.1 - G, 0.1 + G,
+                                         -0.1 - G, 1.0, -1.0], rtol=1e-6)
+
+
+# -------------------------------------------------------------------------------- the adapter
+def test_action_table():
+    t = dmc.tractor_action_table()
+    assert t.shape == (66, 88) and t.dtype == bool
+    np.testing.assert_array_equal(t[:, :66], np.eye(66, dtype=bool))
+    for card, suit, rank, five, ten in [("5♠", 0, 3, 1, 0), ("T♥", 1, 8, 0, 1),
+                                        ("K♦", 2, 11, 0, 1), ("A♣", 3, 12, 0, 0),
+                                        ("XJ", 4, 13, 0, 0), ("DJ", 4, 14, 0, 0)]:
+        row = t[tractor.card_type(card)]
+        assert np.flatnonzero(row[66:71]).tolist() == [suit]
+        assert np.flatnonzero(row[71:86]).tolist() == [rank]
+        assert row[86:].tolist() == [five, ten]
+    assert not t[54:, 66:].any()  # done, pass, declarations: their one-hot only
+
+
+def test_step_rewards_pay_trick_points_to_teams():
+    env = cardjax.make("tractor")
+    game = dmc.tractor_game(env, point_reward=0.01)
+    s = env.init(jax.random.PRNGKey(0)).replace(dealer=jnp.int32(1))  # attackers: seats 0, 2
+    after = s.replace(attacker_points=jnp.int32(25))
+    np.testing.assert_allclose(game.step_rewards(s, after), [0.25, -0.25, 0.25, -0.25])
+    after = s.replace(defender_points=jnp.int32(10), penalty=jnp.int32(10))  # throw penalty
+    np.testing.assert_allclose(game.step_rewards(s, after), [0.0, 0.0, 0.0, 0.0])
+    done = s.replace(defender_points=jnp.int32(30),
+                     rewards=jnp.array([-2.0, 2.0, -2.0, 2.0]))
+    np.testing.assert_allclose(game.step_rewards(s, done), [-2.3, 2.3, -2.3, 2.3], rtol=1e-6)
+    # features: the observation x 200 as uint8, exactly
+    f = game.features(after)
+    assert f.dtype == jnp.uint8
+    np.testing.assert_array_equal(np.asarray(f, np.float32) / 200,
+                                  np.asarray(env.observe(after, after.current_player)))
+    assert game.oracle is None and not game.lockstep and game.num_roles == 4
+    assert bool(game.tick(s, s.replace(trick_no=s.trick_no + 1))) and not bool(game.tick(s, s))
+    oracle = dmc.tractor_game(env, oracle=True)
+    extra = np.asarray(oracle.oracle(s))
+    cards = int(np.asarray(s._hands).sum() + np.asarray(s._kitty).sum())  # dealt so far
+    assert extra.shape == (5 * 54,) and cards >= 1 and extra.sum() == 100 * cards  # x 200 / 2
+
+
+def test_oracle_features_shown_only_where_kept():
+    """Oracle guiding: ``observe`` appends the hidden cards where ``keep`` is True, zeros where
+    it is False and everywhere for a player (``keep`` None)."""
+    env = cardjax.make("tractor")
+    game = dmc.tractor_game(env, oracle=True)
+    states = jax.tree_util.tree_map(lambda x: jnp.stack([x, x]), env.init(jax.random.PRNGKey(1)))
+    shown = np.asarray(dmc.observe(game, states, jnp.array([True, False])))
+    played = np.asarray(dmc.observe(game, states))
+    n = tractor.OBS_SIZE
+    assert shown.shape == played.shape == (2, n + 5 * 54) and shown.dtype == np.uint8
+    np.testing.assert_array_equal(shown[:, :n], played[:, :n])
+    assert shown[0, n:].sum() > 0 and shown[1, n:].sum() == 0 and played[:, n:].sum() == 0
+
+
+# ------------------------------------------------------------------------- training, end to end
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """3 iterations in one go, and 2 iterations + --resume to 3."""
+    return straight_and_resumed(shengji.main, TINY_FLAGS, tmp_path_factory.mktemp("sj"))
+
+
+@pytest.fixture(scope="module")
+def final_state(runs):
+    cfg = dmc.Config.from_dict({**shengji.TRAIN_DEFAULTS, **TINY})
+    train = dmc.cached_train(cfg)
+    ckpt = Checkpoints(runs[0])
+    state = ckpt.restore(jax.eval_shape(train.init, jax.random.PRNGKey(0)))
+    ckpt.close()
+    return train, state
+
+
+@pytest.mark.slow
+def test_resume_equals_uninterrupted_run(runs):
+    straight, split = runs
+    a, b = read_metrics(straight), read_metrics(split)
+    assert [r["iteration"] for r in a] == [r["iteration"] for r in b] == [1, 2, 3]
+    for ra, rb in zip(a, b):
+        assert {k: v for k, v in ra.items() if k not in TIMING} == \
+            {k: v for k, v in rb.items() if k not in TIMING}
+    pa, cfg = dmc_agent.load_params(straight)
+    pb, _ = dmc_agent.load_params(split)
+    assert cfg.game == "tractor" and cfg.gamma == 0.95 and cfg.max_steps == 620
+    for x, y in zip(jax.tree_util.tree_leaves(pa), jax.tree_util.tree_leaves(pb)):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    assert jax.tree_util.tree_leaves(pa)[0].shape[0] == 4  # one network per phase
+    for r in a:
+        assert r["frames"] == r["decisions"] > 0 and r["frames_per_s"] > 0
+        assert r["truncated"] == 0 and r["overflow"] == 0 and r["max_legal"] <= 66
+        assert r["decisions_declare"] == 104 * 4  # 104 declaration turns per hand
+        assert r["decisions_bury"] >= 8 * 4 and r["decisions_bury"] % 8 == 0
+        assert r["decisions_play"] >= 100 * 4
+        assert sum(r[f"decisions_{n}"] for n in ("declare", "bury", "chaodi", "play")) \
+            == r["decisions"]
+        assert min(r[f"loss_{n}"] for n in ("declare", "bury", "chaodi", "play")) \
+            <= r["loss"] <= max(r[f"loss_{n}"] for n in ("declare", "bury", "chaodi", "play"))
+
+
+@pytest.mark.slow
+def test_decision_roles_are_phases(final_state):
+    """The buffer (the last iteration's decisions) stores each decision's role = the phase of
+    its state (read from the stored observation's phase one-hot), and the targets of a hand's
+    declaration decisions follow the seats' teams (gamma 0.95 per decision, same sign per
+    team at the first four turns, before any points)."""
+    train, state = final_state
+    buf = jax.device_get(jax.tree_util.tree_map(lambda x: x[0], state.buffer))  # [T, B]
+    assert buf.obs.dtype == np.uint8 and buf.obs.shape == (620, 4, tractor.OBS_SIZE)
+    w = buf.weight > 0
+    phase = np.argmax(buf.obs[..., PHASE:PHASE + 5], axis=-1)
+    assert np.all(buf.obs[..., PHASE:PHASE + 5].max(axis=-1)[w] == 200)
+    np.testing.assert_array_equal(buf.role[w], np.minimum(phase[w], 3))
+    for b in range(4):
+        n = int(w[:, b].sum())
+        assert np.all(w[:n, b]) and not np.any(w[n:, b])
+        assert np.all(buf.role[:104, b] == 0) and buf.role[104, b] == 1
+        # seats 0..3 in turn from the first receiver: teammates' targets have one sign
+        t = buf.target[:4, b]
+        assert np.sign(t[0]) == np.sign(t[2]) == -np.sign(t[1]) == -np.sign(t[3])
+        assert t[0] / t[2] == pytest.approx(G ** 2, rel=1e-4)
+
+
+@pytest.mark.slow
+def test_each_role_learns_only_its_decisions(final_state):
+    """``learn`` on a buffer whose decisions all belong to role ``bury``: the other networks
+    (and their optimizer states) do not move, and bury's update equals one ``update`` on its
+    decisions (minibatch >= their number)."""
+    train, state = final_state
+    data = jax.tree_util.tree_map(lambda x: x[:1], state.buffer)
+    keep = (np.asarray(data.role) == 3) & (np.asarray(data.weight) > 0)
+    keep &= np.cumsum(keep.reshape(-1)).reshape(keep.shape) <= 200  # one minibatch
+    data = data.replace(role=jnp.where(keep, 1, 3).astype(jnp.int32),
+                        weight=jnp.where(keep, 1.0, 0.0))
+    data = data.replace(weight=data.weight * (data.role == 1))
+    p, o, m = train.learn(state.params, state.opt_state, data, jax.random.PRNGKey(3))
+    for r in (0, 2, 3):
+        for x, y in zip(jax.tree_util.tree_leaves(dmc.role_params(p, r)),
+                        jax.tree_util.tree_leaves(dmc.role_params(state.params, r))):
+            np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    assert m["loss_declare"] == m["loss_chaodi"] == m["loss_play"] == 0.0
+    rows = keep.reshape(-1)
+    flat = jax.tree_util.tree_map(lambda x: np.asarray(x).reshape((-1,) + x.shape[3:]), data)
+    batch = tuple(jnp.asarray(x[rows]) for x in (flat.obs, flat.action, flat.target))
+    p1, o1 = dmc.role_params(state.params, 1), dmc.role_params(state.opt_state, 1)
+    ref, _, loss = train.update(p1, o1, batch, jnp.ones(batch[2].shape[0]))
+    assert float(m["loss_bury"]) == pytest.approx(float(loss), rel=1e-4)
+    for x, y in zip(jax.tree_util.tree_leaves(dmc.role_params(p, 1)),
+                    jax.tree_util.tree_leaves(ref)):
+        np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.slow
+def test_a_learner_step_lowers_the_loss(final_state):
+    train, state = final_state
+    buf = jax.tree_util.tree_map(lambda x: np.asarray(x[0]).reshape((-1,) + x.shape[3:]),
+                                 state.buffer)
+    rows = (buf.weight > 0) & (buf.role == 3)  # the trick-play decisions
+    batch = tuple(jnp.asarray(x[rows]) for x in (buf.obs, buf.action, buf.target))
+    weights = jnp.ones(batch[2].shape[0])
+    p, o = dmc.role_params(state.params, 3), dmc.role_params(state.opt_state, 3)
+    before = float(train.loss(p, batch, weights))
+    p2, _, loss = train.update(p, o, batch, weights)
+    assert float(loss) == pytest.approx(before, rel=1e-5)
+    assert float(train.loss(p2, batch, weights)) < before
+
+
+@pytest.mark.slow
+def test_loaded_agent_plays_legal_moves_to_the_end(runs):
+    """The greedy player (the arena's vmapped path) in all four seats of two hands: every
+    action it picks is legal, and the hands end with every card played."""
+    env = cardjax.make("tractor")
+    me = dmc_agent.load(env, runs[0], worlds=4)
+    assert me.name == "shengji"
+    act = jax.vmap(me.act, in_axes=(None, 0, 0))
+
+    @jax.jit
+    def play(params, keys):
+        states = jax.vmap(env.init)(keys)
+
+        def body(c):
+            s, ok, n = c
+            a = act(params, keys, s)
+            legal = jnp.take_along_axis(s.legal_action_mask, a[:, None], axis=1)[:, 0]
+            ok = ok & jnp.all(legal | s.terminated)
+            return jax.vmap(env.step)(s, a), ok, n + 1
+
+        return jax.lax.while_loop(lambda c: ~jnp.all(c[0].terminated) & (c[2] < 700), body,
+                                  (states, jnp.bool_(True), 0))
+
+    final, ok, n = play(me.params, jax.random.split(jax.random.PRNGKey(2), 2))
+    assert bool(ok) and int(n) < 700
+    assert np.all(np.asarray(final.terminated)) and np.all(np.asarray(final.hand_sizes) == 0)
+    assert np.all(np.asarray(final.phase) == tractor.OVER)
+
+
+# ------------------------------------------------------------------------------------------ CLI
+@pytest.mark.parametrize("flag", ["--num_envs=0", "--epsilon=1.5", "--throw_penalty=5",
+                                  "--discount=hand",
+                                  "--gamma=0", "--k=-3", "--point_reward=-1",
+                                  "--oracle_iterations=x", "--eval_deals=-1"])
+def test_cli_rejects_bad_flags(flag, capsys):
+    with pytest.raises(SystemExit):
+        shengji.parse_args([flag])
+    assert "error" in capsys.readouterr().err
+
+
+def test_cli_defaults_and_leveling_rate():
+    args = shengji.parse_args(["--throw_penalty", "10", "--oracle_iterations", "50"])
+    cfg = dmc.Config.from_dict({**shengji.TRAIN_DEFAULTS, "throw_penalty": 10,
+                                "oracle_iterations": 50})
+    assert cfg.game == "tractor" and cfg.gamma == 0.95 and cfg.throw_penalty == 10
+    assert args.throw_penalty == 10 and args.oracle_iterations == 50 and args.gamma is None
+    with pytest.raises(ValueError, match="Tractor options"):
+        dmc.Config(point_reward=0.01)
+    # A's level rewards [games][deals]: A gains 2 + 1, B gains 1 + 2 -> 1/2
+    rate, se = shengji.leveling_rate([[2, -1, 0], [1, 0, -2]])
+    assert rate == pytest.approx(0.5) and se > 0
+    assert shengji.leveling_rate([[1, 2]]) == (1.0, 0.0)
