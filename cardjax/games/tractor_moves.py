@@ -90,6 +90,13 @@ def _path_table():
 P_START, P_LEN, P_ALT, P_MEM = _path_table()
 P_TOP = P_START + P_LEN - 1 + 3  # order of the top pair
 NUM_PATHS = len(P_LEN)
+# the rows of each length (LEN_ROWS[L, j], padded with row 0 where LEN_VALID is False)
+_W = int(np.bincount(P_LEN).max())
+LEN_ROWS = np.zeros((NUM_POS + 1, _W), np.int32)
+LEN_VALID = np.zeros((NUM_POS + 1, _W), bool)
+for _l in range(NUM_POS + 1):
+    _r = np.flatnonzero(P_LEN == _l)
+    LEN_ROWS[_l, :len(_r)], LEN_VALID[_l, :len(_r)] = _r, True
 
 
 # ---------------------------------------------------------------------------- context
@@ -158,16 +165,16 @@ def units(c, suit, eff, slot):
     """Greedy split of a one-suit play ``c`` (int[55]): longest tractors first, then pairs, then
     singles.  Returns (tractor lengths int[6] (0 = none), tractor tops int[6], tractor types
     bool[6, 55], leftover pair types bool[55], single types bool[55])."""
-    mem = path_members(suit, eff, slot)
-    valid = valid_paths(slot, suit)
-    memi = mem.astype(jnp.int32)
+    del eff  # the suit's layout (slot) says it all
+    pt = path_types(slot, suit)  # [P, 16]; position space is 3x cheaper than type space
+    mem_pos = jnp.asarray(P_MEM)
 
     def take(rest, _):
-        held = valid & (memi @ rest.astype(jnp.int32) == jnp.asarray(P_LEN)) & (jnp.asarray(P_LEN) >= 2)
+        held = held_paths(pt, rest) & (jnp.asarray(P_LEN) >= 2)
         score = jnp.where(held, jnp.asarray(P_LEN) * 32 + jnp.asarray(P_TOP), -1)
         best = jnp.argmax(score)
         ok = score[best] >= 0
-        members = mem[best] & ok
+        members = jnp.zeros(PAD, bool).at[pt[best]].max(mem_pos[best] & ok)
         out = (jnp.where(ok, jnp.asarray(P_LEN)[best], 0), jnp.where(ok, jnp.asarray(P_TOP)[best], 0),
                members)
         return rest & ~members, out
@@ -197,9 +204,8 @@ def throw_check(lead, others, eff, order, slot):
     low_pair = jnp.min(jnp.where(pairs, order, big))
     top_pair = jnp.max(jnp.where(oth == 2, order[None, :], 0))
     pair_fail = top_pair > low_pair
-    memi = path_members(suit, eff, slot).astype(jnp.int32)
-    held_o = valid_paths(slot, suit)[None, :] & (
-        (oth == 2).astype(jnp.int32) @ memi.T == jnp.asarray(P_LEN)[None, :])  # [k, P]
+    pt = path_types(slot, suit)
+    held_o = jax.vmap(lambda h: held_paths(pt, h == 2))(oth)  # [k, P]
     beat = jnp.any(held_o[:, None, :] & (jnp.asarray(P_LEN)[None, None, :] == lens[None, :, None])
                    & (jnp.asarray(P_TOP)[None, None, :] > tops[None, :, None]), axis=(0, 2))
     t_fail = beat & (lens > 0)
@@ -309,13 +315,16 @@ def follow_mask(hand, part, suit, n, k1, lead_pairs, eff, slot):
     up1 = pairt & w1  # adding t turns a 1 into a 2
     c2_t = c2 + up1
     c1_t = c1 + up0 - up1
-    mem = path_members(suit, eff, slot)  # [P, 55]
+    # only the chains of length t_star count: their rows of the path table, as type masks
+    rows = jnp.asarray(LEN_ROWS)[t_star]
+    mem = jnp.zeros((rows.shape[0], PAD), bool).at[jnp.arange(rows.shape[0])[:, None], pt[rows]].max(
+        jnp.asarray(P_MEM)[rows])  # [R, 55]
     a2 = jnp.sum(mem & w2[None, :], axis=1)
     a1 = jnp.sum(mem & w1[None, :], axis=1)
     a2_t = a2[:, None] + (mem & up1[None, :])
     a1_t = a1[:, None] + (mem & up0[None, :]) - (mem & up1[None, :])
     val = 2 * a2_t + a1_t + _topm(p_t - t_star, c2_t[None, :] - a2_t, c1_t[None, :] - a1_t)
-    ok_path = (held & (jnp.asarray(P_LEN) == t_star))[:, None]
+    ok_path = (held[rows] & jnp.asarray(LEN_VALID)[t_star])[:, None]
     best_chain = jnp.max(jnp.where(ok_path, val, -1000), axis=0)
     best = jnp.where(t_star > 0, best_chain, _topm(p_t, c2_t, c1_t))
     long_ok = avail & in_suit & (size1 - best <= n - 2 * p_t)
