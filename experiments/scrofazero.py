@@ -102,7 +102,7 @@ def main(argv=None) -> dict:
         runner.announce("ScrofaZero", f"{cfg.num_envs} games/iteration, net "
                         f"{cfg.width}x{cfg.depth}", state.params, args.out)
 
-    evaluate, info = None, None
+    evaluate = info = None
     if args.eval_deals > 0 and is_main:
         env = train.env
         greed = agents.get(env, "greed")
@@ -113,12 +113,14 @@ def main(argv=None) -> dict:
                 "play": {"worlds": args.eval_worlds, "sampling": args.eval_sampling,
                          "iec": args.eval_iec, "b": args.eval_b}}
 
-        def evaluate(st):
+        def against_greed(st):
             me = player._replace(params=jax.device_get(st.params))
             r = arena.duplicate_match(env, me, greed, deals=args.eval_deals,
                                       seed=args.eval_seed, batch=min(args.eval_deals, 64),
                                       progress=False)
             return {"mean": r["mean"], "stderr": r["stderr"], "games": r["games"]}
+
+        evaluate = against_greed
 
     eval_every = args.eval_every if args.eval_every > 0 else args.iterations
     state = runner.run(out=args.out, state=state, step=train.step, config=cfg.to_dict(),

@@ -89,10 +89,11 @@ flags).  Rewards (``step_rewards``): at every step the points the seat's team to
 the attackers or defenders, a failed throw's ``penalty`` -- the env's ``throw_penalty`` option, the
 report's combo-move penalty --, the final kitty bonus) minus the other team's, times
 ``point_reward``, plus the env's final level reward (levels gained, or minus the other team's).
-``discount="step"`` (default) discounts per decision; ``"trick"`` only at the steps that end a
-trick (``Game.tick``), as the report's ``r + gamma^(T - t) R`` over T tricks: a hand is ~280
-decisions, so per decision the final reward reaches the declaration and burial decisions
-discounted by ~0.95^250 (nothing), per trick by 0.95^25 (0.28).
+``discount="trick"`` (Tractor's default, the report's targets) discounts only at the steps that
+end a trick (``Game.tick``), as the report's ``r + gamma^(T - t) R`` over T tricks, and trains
+the declaration, burial and chaodi decisions on the final level reward alone, undiscounted
+(``Game.final_reward``, ``pre_round``); ``"step"`` discounts every decision, so the final reward
+reaches the declaration and burial decisions discounted by ~0.95^250 (a hand is ~280 decisions).
 Oracle guiding (report 4.5; ``oracle_iterations > 0``): the features get every hand and the kitty
 (``observe_oracle``'s extra part) appended, shown to a game at a step with probability falling
 linearly from 1 to 0 over the first ``oracle_iterations`` iterations and zeros otherwise; the
@@ -174,7 +175,7 @@ GAME_DEFAULTS = {
                 "max_steps": 52},
     # ShengJi+: gamma 0.95, epsilon 0.015; at most 66 actions; a hand is at most 613 actions
     "tractor": {"reward": "levels", "k": 66, "k_fast": 32, "max_steps": 620, "epsilon": 0.015,
-                "gamma": 0.95, "point_reward": 0.01},
+                "gamma": 0.95, "point_reward": 0.01, "discount": "trick"},
 }
 
 
@@ -211,7 +212,7 @@ class Config(DictConfig):
     point_reward: float = 0.0
     throw_penalty: int = 0
     oracle_iterations: int = 0
-    discount: str = "step"  # gamma per step (= per decision), or per trick (Tractor)
+    discount: str = "step"  # gamma per step (= per decision), or per trick (Tractor: the report)
 
     def __post_init__(self):
         if self.algorithm != "dmc":
@@ -283,7 +284,10 @@ class Game(NamedTuple):
     ``step_rewards(prev, next) -> float32[num_players]`` (the reward vector of a step; None: the
     env's ``next.rewards``); ``oracle(state) -> uint8[F_o]`` (hidden information appended to the
     features under oracle guiding, zeros when playing; None: no oracle); ``tick(prev, next) ->
-    bool`` (the step ends a discount period: Tractor's tricks, for ``discount="trick"``).
+    bool`` (the step ends a discount period: Tractor's tricks, for ``discount="trick"``);
+    ``final_reward(final) -> float32[num_players]`` and ``pre_round`` (roles): under
+    ``discount="trick"`` the decisions of the ``pre_round`` roles are trained on the final reward
+    alone, undiscounted (the ShengJi+ report's targets for the phases before the tricks).
     """
 
     env: Any
@@ -298,6 +302,8 @@ class Game(NamedTuple):
     step_rewards: Callable | None = None
     oracle: Callable | None = None
     tick: Callable | None = None
+    final_reward: Callable | None = None
+    pre_round: tuple = ()
 
     @property
     def num_roles(self) -> int:
@@ -377,6 +383,10 @@ def tractor_game(env, point_reward: float = 0.0, oracle: bool = False) -> Game:
     def tick(prev, nxt):  # a trick ended (the last one ends the hand)
         return nxt.trick_no > prev.trick_no
 
+    def final_reward(final):  # the levels each seat's team gained, or minus the other's
+        team = jnp.arange(4) % 2
+        return (final.level_gain[team] - final.level_gain[1 - team]).astype(jnp.float32)
+
     def outcome(final, totals):  # the attackers' wins and score over the finished hands
         del totals
         score = jnp.maximum(final.attacker_points + final.kitty_bonus + final.penalty, 0)
@@ -387,7 +397,8 @@ def tractor_game(env, point_reward: float = 0.0, oracle: bool = False) -> Game:
 
     return Game(env, ROLE_NAMES["tractor"], features, role, table, (0, 0), outcome, lockstep=False,
                 feature_scale=float(TRACTOR_SCALE), step_rewards=step_rewards,
-                oracle=hidden if oracle else None, tick=tick)
+                oracle=hidden if oracle else None, tick=tick, final_reward=final_reward,
+                pre_round=(0, 1, 2))  # declare, bury, chaodi
 
 
 def doudizhu_game(env) -> Game:
@@ -866,6 +877,13 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
         finished = final.terminated
         target, weight = returns(bufs["rewards"] * cfg.reward_scale, bufs["seat"], bufs["alive"],
                                  finished, cfg.gamma, bufs.get("tick"))
+        if ticking and game.pre_round:
+            # the report: the phases before the tricks learn the final reward, undiscounted
+            final_r = jax.vmap(game.final_reward)(final) * cfg.reward_scale  # [B, P]
+            seat_r = jnp.take_along_axis(jnp.broadcast_to(final_r, bufs["rewards"].shape),
+                                         bufs["seat"][..., None].astype(jnp.int32), axis=-1)[..., 0]
+            pre = jnp.isin(bufs["role"], jnp.asarray(game.pre_round))
+            target = jnp.where(pre & (weight > 0), seat_r, target)
         decisions = sharding.constrain(
             Decisions(bufs["obs"], bufs["action"], target, weight, bufs.get("role")), mesh, 1)
         lengths = jnp.sum(bufs["alive"], axis=0)
