@@ -6,45 +6,44 @@ import argparse
 import math
 
 
+def _parse(text: str, cast, ok, what: str):
+    """``cast(text)`` when ``ok`` of it, else an argparse error that names the bad value."""
+    try:
+        value = cast(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
+    return value
+
+
 def positive_int(text: str) -> int:
-    """An integer >= 1, or an argparse error that names the bad value."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    """A number > 0, or an argparse error that names the bad value."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {value}")
-    return value
+    """An integer >= 1."""
+    return _parse(text, int, lambda v: v >= 1, "a positive integer")
 
 
 def non_negative_int(text: str) -> int:
-    """An integer >= 0, or an argparse error that names the bad value."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
-    return value
+    """An integer >= 0."""
+    return _parse(text, int, lambda v: v >= 0, "an integer >= 0")
+
+
+def positive_float(text: str) -> float:
+    """A finite number > 0."""
+    return _parse(text, float, lambda v: v > 0 and math.isfinite(v), "a positive number")
+
+
+def non_negative_float(text: str) -> float:
+    """A finite number >= 0."""
+    return _parse(text, float, lambda v: v >= 0 and math.isfinite(v), "a number >= 0")
 
 
 def probability(text: str) -> float:
-    """A number in [0, 1], or an argparse error that names the bad value."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}") from None
-    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {value}")
-    return value
+    """A number in [0, 1]."""
+    return _parse(text, float, lambda v: math.isfinite(v) and 0.0 <= v <= 1.0,
+                  "a number in [0, 1]")
+
+
+def discount_factor(text: str) -> float:
+    """A number in (0, 1]: a discount gamma."""
+    return _parse(text, float, lambda v: math.isfinite(v) and 0.0 < v <= 1.0,
+                  "a discount in (0, 1]")

@@ -15,27 +15,11 @@ import argparse
 import json
 from typing import Callable
 
-from cardjax.cli import non_negative_int, positive_float, positive_int, probability
+from cardjax.cli import (discount_factor, non_negative_float, non_negative_int, positive_float,
+                         positive_int, probability)
 from cardjax.train import dmc, runner
 
 _FIXED = ("algorithm", "game")  # config keys that are not flags
-
-
-def discount(text: str) -> float:
-    value = probability(text)
-    if value == 0.0:
-        raise argparse.ArgumentTypeError("gamma must be > 0")
-    return value
-
-
-def non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
-    return value
 
 
 def train_defaults(game: str, **small) -> dict:
@@ -56,7 +40,7 @@ _TRAIN_FLAGS = {
     "max_steps": (positive_int, "longest game played out (longer ones are counted as "
                   "truncated)"),
     "epsilon": (probability, "exploration of the actors"),
-    "gamma": (discount, "discount per step"),
+    "gamma": (discount_factor, "discount per step"),
     "lr": (positive_float, "RMSProp learning rate"),
     "alpha": (probability, "RMSProp decay"),
     "clip": (positive_float, "gradient clipping (global norm, per role)"),
