@@ -757,3 +757,24 @@ def test_several_tractors_follow_unit_by_unit(lead, hand, level, trump):
     got = opts(hand, lead, level, trump)
     want = _np_follows_units(T.parse_counts(hand, "hand"), T.parse_counts(lead, "lead"), lv, tr)
     assert got and got == want
+
+
+def test_a_follow_against_several_tractors_starts_afresh(env_step):
+    """After a trick led with a tractor, a lead of two tractors is followed unit by unit from
+    the follower's own cards (the leader's building never leaks into the follow)."""
+    env, step = env_step
+    hands = ["3♠ 3♠ 4♠ 4♠ 6♦ 6♦ 7♦ 7♦ 9♦ 9♦ T♦ T♦",
+             "5♠ 6♠ 7♠ 8♠ 3♦ 3♦ 4♦ 4♦ 5♦ 8♦ J♦ Q♦ K♦",
+             "9♠ T♠ J♠ Q♠ 2♣ 3♣ 4♣ 5♣", "K♠ A♠ 6♣ 7♣ 8♣ 9♣"]
+    s = env.trick_state(hands, 2, "H", leader=0, dealer=0)
+    s = _act(step, s, "3♠ 3♠ 4♠ 4♠ done 5♠ 6♠ 7♠ 8♠ 9♠ T♠ J♠ Q♠ K♠ A♠ 6♣ 7♣")
+    assert int(s.leader) == 0 and int(s.trick_no) == 1
+    s = _act(step, s, "6♦ 6♦ 7♦ 7♦ 9♦ 9♦ T♦ T♦ done")
+    assert list(np.asarray(s.lead_tractors)[:3]) == [2, 2, 0] and int(s.current_player) == 1
+
+    def legal_cards(s):
+        return {T.type_str(t) for t in np.flatnonzero(np.asarray(s.legal_action_mask)[:54])}
+
+    assert legal_cards(s) == {"3♦", "4♦"}  # the first unit: its tractor
+    s = _act(step, s, "3♦ 3♦ 4♦ 4♦")
+    assert legal_cards(s) == {"5♦", "8♦", "J♦", "Q♦", "K♦"}  # the second: any four left

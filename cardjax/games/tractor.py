@@ -526,9 +526,10 @@ class Tractor(Env):
         add = jnp.where(is_done, 0, 1)
         trick = s.trick.at[seat, jnp.minimum(action, NUM_TYPES - 1)].add(add.astype(jnp.int8))
         size = jnp.sum(trick[seat], dtype=jnp.int32)
-        unit_done = jnp.any(size == jnp.cumsum(2 * s.lead_tractors))  # see _follow_unit
-        s1 = s.replace(trick=trick, follow_base=jnp.where(unit_done, trick[seat], s.follow_base))
         leading = s.num_in_trick == 0
+        # a follower finished a unit of a lead with several tractors (see _follow_unit)
+        unit_done = ~leading & jnp.any(size == jnp.cumsum(2 * s.lead_tractors))
+        s1 = s.replace(trick=trick, follow_base=jnp.where(unit_done, trick[seat], s.follow_base))
         lead_end = self._end_lead(s1)
         follow_end = self._end_follow(s1)
         out = s1
