@@ -220,3 +220,18 @@ def gz_games(gz):
     """A few random Gongzhu games, computed once: (first, states, actions) stacked over BATCH."""
     keys = jax.random.split(jax.random.PRNGKey(20240611), BATCH)
     return to_numpy(gz.batch_rollout(keys))
+
+
+def assert_update_lowers_loss(train, state, role: int, batch) -> tuple:
+    """One DMC learner ``update`` of role ``role``'s network on ``batch`` (obs, action, target),
+    all rows weighted 1: it reports the loss before the step and lowers it.  Returns the updated
+    params and the weights."""
+    weights = jnp.ones(batch[2].shape[0])
+    from cardjax.train import dmc
+
+    p, o = dmc.role_params(state.params, role), dmc.role_params(state.opt_state, role)
+    before = float(train.loss(p, batch, weights))
+    p2, _, loss = train.update(p, o, batch, weights)
+    assert float(loss) == pytest.approx(before, rel=1e-5)
+    assert float(train.loss(p2, batch, weights)) < before
+    return p2, weights

@@ -21,8 +21,8 @@ from cardjax.agents import dmc as dmc_agent
 from cardjax.eval import arena
 from cardjax.games.doudizhu import OBS_SIZE
 from cardjax.train import dmc
-from conftest import (assert_refuses_to_mix, assert_same_run, load_script, read_metrics,
-                      restore_newest, straight_and_resumed)
+from conftest import (assert_refuses_to_mix, assert_same_run, assert_update_lowers_loss,
+                      load_script, read_metrics, restore_newest, straight_and_resumed)
 
 douzero = load_script("experiments/douzero.py")
 
@@ -162,14 +162,9 @@ def test_a_learner_step_lowers_the_loss(final_state):
     rows = buf.weight[0::3].reshape(-1) > 0  # the landlord's decisions
     batch = tuple(jnp.asarray(np.asarray(x[0::3]).reshape((-1,) + x.shape[2:])[rows])
                   for x in (buf.obs, buf.action, buf.target))
-    weights = jnp.ones(batch[2].shape[0])
-    p, o = dmc.role_params(state.params, 0), dmc.role_params(state.opt_state, 0)
-    before = float(train.loss(p, batch, weights))
-    p2, _, loss = train.update(p, o, batch, weights)
-    after = float(train.loss(p2, batch, weights))
-    assert float(loss) == pytest.approx(before, rel=1e-5)
-    assert after < before
+    _, weights = assert_update_lowers_loss(train, state, 0, batch)
     # zero-weight rows do not count
+    p = dmc.role_params(state.params, 0)
     half = weights.at[weights.shape[0] // 2:].set(0.0)
     n = weights.shape[0] // 2
     ref = float(train.loss(p, tuple(x[:n] for x in batch), weights[:n]))

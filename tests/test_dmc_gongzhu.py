@@ -19,8 +19,8 @@ from cardjax import cards
 from cardjax.agents import dmc as dmc_agent
 from cardjax.games import gongzhu as gz_rules
 from cardjax.train import dmc, dmc_cli
-from conftest import (assert_refuses_to_mix, assert_same_run, load_script, read_metrics,
-                      restore_newest, straight_and_resumed, tree_index)
+from conftest import (assert_refuses_to_mix, assert_same_run, assert_update_lowers_loss,
+                      load_script, read_metrics, restore_newest, straight_and_resumed, tree_index)
 
 gongzhu_dmc = load_script("experiments/gongzhu_dmc.py")
 
@@ -129,12 +129,7 @@ def test_a_learner_step_lowers_the_loss(final_state):
     train, state = final_state
     buf = tree_index(state.buffer, 0)
     batch = tuple(jnp.reshape(x, (-1,) + x.shape[2:]) for x in (buf.obs, buf.action, buf.target))
-    weights = jnp.ones(batch[2].shape[0])
-    p, o = dmc.role_params(state.params, 0), dmc.role_params(state.opt_state, 0)
-    before = float(train.loss(p, batch, weights))
-    p2, _, loss = train.update(p, o, batch, weights)
-    assert float(loss) == pytest.approx(before, rel=1e-5)
-    assert float(train.loss(p2, batch, weights)) < before
+    assert_update_lowers_loss(train, state, 0, batch)
 
 
 # ------------------------------------------------------------------------------- loaded player

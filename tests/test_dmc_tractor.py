@@ -18,7 +18,7 @@ from cardjax.agents import dmc as dmc_agent
 from cardjax.games import tractor
 from cardjax.train import dmc
 from cardjax.train.checkpoint import Checkpoints
-from conftest import load_script, read_metrics, straight_and_resumed
+from conftest import assert_update_lowers_loss, load_script, read_metrics, straight_and_resumed
 
 shengji = load_script("experiments/shengji.py")
 
@@ -245,12 +245,7 @@ def test_a_learner_step_lowers_the_loss(final_state):
                                  state.buffer)
     rows = (buf.weight > 0) & (buf.role == 3)  # the trick-play decisions
     batch = tuple(jnp.asarray(x[rows]) for x in (buf.obs, buf.action, buf.target))
-    weights = jnp.ones(batch[2].shape[0])
-    p, o = dmc.role_params(state.params, 3), dmc.role_params(state.opt_state, 3)
-    before = float(train.loss(p, batch, weights))
-    p2, _, loss = train.update(p, o, batch, weights)
-    assert float(loss) == pytest.approx(before, rel=1e-5)
-    assert float(train.loss(p2, batch, weights)) < before
+    assert_update_lowers_loss(train, state, 3, batch)
 
 
 @pytest.mark.slow
