@@ -22,8 +22,9 @@ The run directory ``--out`` gets ``metrics.jsonl`` (loss per position, frames/s 
 trained per second, overflow and truncation counts, ...), ``eval.json``, ``curves.png`` and orbax
 checkpoints (every ``--checkpoint_every`` iterations); ``--resume`` continues the newest checkpoint
 exactly as if the run had never stopped (its training flags win; typing a different one is an
-error).  The games are split over every device of every process (``--multihost`` joins a
-multi-process run with ``jax.distributed.initialize()``).
+error).  The evaluation settings are saved with the run too (``eval_settings.json``; a flag typed
+on ``--resume`` replaces its saved value).  The games are split over every device of every
+process (``--multihost`` joins a multi-process run with ``jax.distributed.initialize()``).
 """
 
 from __future__ import annotations

@@ -20,7 +20,9 @@ network's team minus Mr Greeds') as ``mean`` +- ``stderr``.
 The run directory ``--out`` gets ``metrics.jsonl`` (loss, frames/s = decisions trained per
 second, the self-play margin, ...), ``eval.json``, ``curves.png`` and orbax checkpoints (every
 ``--checkpoint_every`` iterations); ``--resume`` continues the newest checkpoint exactly as if the
-run had never stopped (its training flags win; typing a different one is an error).  Play the
+run had never stopped (its training flags win; typing a different one is an error).  The
+evaluation settings are saved with the run too (``eval_settings.json``; a flag typed on
+``--resume`` replaces its saved value).  Play the
 result with ``scripts/arena.py --game gongzhu --a RUN_DIR --b greed``.  The games are split over
 every device of every process (``--multihost`` joins a multi-process run with
 ``jax.distributed.initialize()``).

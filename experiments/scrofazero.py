@@ -14,10 +14,12 @@ after the last) the network plays under hidden information -- sampled worlds, st
 key cards and weighted by IEC, a search in each -- in duplicate deals against two Mr Greeds;
 the mean is the paper's WPG.
 
-The run directory ``--out`` gets ``metrics.jsonl``, ``eval.json``, ``curves.png`` and orbax
-checkpoints (every ``--checkpoint_every`` iterations); ``--resume`` continues the newest
-checkpoint exactly as if the run had never stopped.  The games are split over every device of
-every process (``--multihost`` joins a multi-process run with ``jax.distributed.initialize()``).
+The run directory ``--out`` gets ``metrics.jsonl``, ``eval.json``, ``eval_settings.json``,
+``curves.png`` and orbax checkpoints (every ``--checkpoint_every`` iterations); ``--resume``
+continues the newest checkpoint exactly as if the run had never stopped.  The evaluation settings
+are saved with the run too (a flag typed on ``--resume`` replaces its saved value).  The games
+are split over every device of every process (``--multihost`` joins a multi-process run with
+``jax.distributed.initialize()``).
 """
 
 from __future__ import annotations
@@ -39,6 +41,14 @@ from cardjax.train import alphazero, runner
 # a resumed run can tell the flags a user typed from the defaults.
 TRAIN_DEFAULTS = {**alphazero.Config().to_dict(),
                   "num_envs": 64, "width": 128, "depth": 2, "minibatch": 512}
+
+
+# The evaluation flags' defaults (None on the command line too: a resumed run keeps the settings
+# saved with it, runner.resolve_eval_settings, unless a flag is typed).
+_PLAY = scrofazero_agent.PLAY_DEFAULTS
+EVAL_DEFAULTS = {"eval_every": 50, "eval_deals": 16, "eval_worlds": _PLAY["worlds"],
+                 "eval_sampling": _PLAY["sampling"], "eval_iec": _PLAY["iec"],
+                 "eval_b": _PLAY["b"], "eval_seed": 12345}
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -67,23 +77,23 @@ def parse_args(argv=None) -> argparse.Namespace:
     train.add_argument("--value_target", choices=alphazero.VALUE_TARGETS, default=None,
                        help="value target: the search root's value (paper), the game's "
                        f"outcome, or their mean [{TRAIN_DEFAULTS['value_target']}]")
-    ev = p.add_argument_group("evaluation (WPG: duplicate deals against two Mr Greeds)")
-    ev.add_argument("--eval_every", type=non_negative_int, default=50,
-                    help="evaluate every this many iterations and after the last (0: only "
-                    "after the last)")
-    ev.add_argument("--eval_deals", type=non_negative_int, default=16,
-                    help="deals per evaluation, each played in both seat rotations (0 skips)")
-    play = scrofazero_agent.PLAY_DEFAULTS
-    ev.add_argument("--eval_worlds", type=positive_int, default=play["worlds"],
-                    help="sampled worlds per decision")
-    ev.add_argument("--eval_sampling", choices=("stratified", "uniform"),
-                    default=play["sampling"])
-    ev.add_argument("--eval_iec", action=argparse.BooleanOptionalAction, default=play["iec"],
-                    help="weight the worlds by IEC")
-    ev.add_argument("--eval_b", type=non_negative_int, default=play["b"],
-                    help="simulations per world at play = b + k x legal moves")
-    ev.add_argument("--eval_seed", type=int, default=12345,
-                    help="seed of the evaluation deals (the same deals every evaluation)")
+    ev = p.add_argument_group("evaluation (WPG: duplicate deals against two Mr Greeds; saved "
+                              "with the run, a typed flag wins on --resume; defaults in brackets)")
+
+    def eval_flag(name, text, **kw):
+        ev.add_argument(f"--{name}", default=None, help=f"{text} [{EVAL_DEFAULTS[name]}]", **kw)
+
+    eval_flag("eval_every", "evaluate every this many iterations and after the last (0: only "
+              "after the last)", type=non_negative_int)
+    eval_flag("eval_deals", "deals per evaluation, each played in both seat rotations (0 skips)",
+              type=non_negative_int)
+    eval_flag("eval_worlds", "sampled worlds per decision", type=positive_int)
+    eval_flag("eval_sampling", "how the worlds are sampled", choices=("stratified", "uniform"))
+    eval_flag("eval_iec", "weight the worlds by IEC", action=argparse.BooleanOptionalAction)
+    eval_flag("eval_b", "simulations per world at play = b + k x legal moves",
+              type=non_negative_int)
+    eval_flag("eval_seed", "seed of the evaluation deals (the same deals every evaluation)",
+              type=int)
     return p.parse_args(argv)
 
 
@@ -102,27 +112,28 @@ def main(argv=None) -> dict:
         runner.announce("ScrofaZero", f"{cfg.num_envs} games/iteration, net "
                         f"{cfg.width}x{cfg.depth}", state.params, args.out)
 
+    ev = runner.resolve_eval_settings(args.out, args.resume, args, EVAL_DEFAULTS, is_main)
     evaluate = info = None
-    if args.eval_deals > 0 and is_main:
+    if ev["eval_deals"] > 0 and is_main:
         env = train.env
         greed = agents.get(env, "greed")
         player = scrofazero_agent.agent_from_params(
-            env, state.params, cfg, worlds=args.eval_worlds, sampling=args.eval_sampling,
-            iec=args.eval_iec, b=args.eval_b)
-        info = {"opponent": "greed", "deals": args.eval_deals, "seed": args.eval_seed,
-                "play": {"worlds": args.eval_worlds, "sampling": args.eval_sampling,
-                         "iec": args.eval_iec, "b": args.eval_b}}
+            env, state.params, cfg, worlds=ev["eval_worlds"], sampling=ev["eval_sampling"],
+            iec=ev["eval_iec"], b=ev["eval_b"])
+        deals, seed = ev["eval_deals"], ev["eval_seed"]
+        info = {"opponent": "greed", "deals": deals, "seed": seed,
+                "play": {"worlds": ev["eval_worlds"], "sampling": ev["eval_sampling"],
+                         "iec": ev["eval_iec"], "b": ev["eval_b"]}}
 
         def against_greed(st):
             me = player._replace(params=jax.device_get(st.params))
-            r = arena.duplicate_match(env, me, greed, deals=args.eval_deals,
-                                      seed=args.eval_seed, batch=min(args.eval_deals, 64),
-                                      progress=False)
+            r = arena.duplicate_match(env, me, greed, deals=deals, seed=seed,
+                                      batch=min(deals, 64), progress=False)
             return {"mean": r["mean"], "stderr": r["stderr"], "games": r["games"]}
 
         evaluate = against_greed
 
-    eval_every = args.eval_every if args.eval_every > 0 else args.iterations
+    eval_every = ev["eval_every"] if ev["eval_every"] > 0 else args.iterations
     state = runner.run(out=args.out, state=state, step=train.step, config=cfg.to_dict(),
                        iterations=args.iterations, units_per_iteration=cfg.positions,
                        evaluate=evaluate, eval_every=eval_every, eval_info=info,

@@ -30,8 +30,10 @@ against both.
 The run directory ``--out`` gets ``metrics.jsonl`` (loss per phase network, frames/s = decisions
 trained per second, decisions per phase, overflow and truncation counts, ...), ``eval.json``,
 ``curves.png`` and orbax checkpoints (every ``--checkpoint_every`` iterations); ``--resume``
-continues the newest checkpoint exactly as if the run had never stopped.  The games are split
-over every device of every process (``--multihost``).
+continues the newest checkpoint exactly as if the run had never stopped.  The evaluation
+settings are saved with the run too (``eval_settings.json``; a flag typed on ``--resume``
+replaces its saved value).  The games are split over every device of every process
+(``--multihost``).
 """
 
 from __future__ import annotations

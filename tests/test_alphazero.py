@@ -118,11 +118,22 @@ def test_resume_equals_uninterrupted_run(tmp_path):
     """3 iterations in one go == 2 iterations, a stop, and --resume to 3."""
     straight, split = str(tmp_path / "straight"), str(tmp_path / "split")
     scrofazero.main(TINY_FLAGS + ["--out", straight, "--iterations", "3"])
-    scrofazero.main(TINY_FLAGS + ["--out", split, "--iterations", "2"])
+    eval_flags = ["--eval_every", "7", "--eval_worlds", "3", "--no-eval_iec"]
+    scrofazero.main(TINY_FLAGS + eval_flags + ["--out", split, "--iterations", "2"])
     # a killed run may leave a half-written line after its checkpoint: it is dropped on resume
     with open(os.path.join(split, "metrics.jsonl"), "a") as f:
         f.write('{"iteration": 3, "loss": 99')
-    scrofazero.main(TINY_FLAGS + ["--out", split, "--iterations", "3", "--resume"])
+    # resumed without the evaluation flags (--eval_deals 0 among them): the run's are kept, a
+    # typed one overrides
+    no_eval = [f for f in TINY_FLAGS if f not in ("--eval_deals", "0")]
+    assert len(no_eval) == len(TINY_FLAGS) - 2
+    scrofazero.main(no_eval + ["--out", split, "--iterations", "3", "--resume", "--eval_b", "4"])
+    from cardjax.train.runner import RunFiles
+
+    assert RunFiles(split).read_eval_settings() == {
+        **scrofazero.EVAL_DEFAULTS, "eval_deals": 0, "eval_every": 7, "eval_worlds": 3,
+        "eval_iec": False, "eval_b": 4}
+    assert not os.path.exists(RunFiles(split).eval)  # no evaluation: --eval_deals 0 was kept
     a, b = _metrics(straight), _metrics(split)
     assert [r["iteration"] for r in b] == [1, 2, 3]
     for key in ("loss", "policy_kl", "value_l1", "value_target_abs"):

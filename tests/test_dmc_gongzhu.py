@@ -8,6 +8,8 @@ the module (``dmc.cached_train`` serves the fixture and every ``main`` call).
 
 from __future__ import annotations
 
+import json
+import os
 
 import jax
 import jax.numpy as jnp
@@ -18,7 +20,7 @@ import cardjax
 from cardjax import cards
 from cardjax.agents import dmc as dmc_agent
 from cardjax.games import gongzhu as gz_rules
-from cardjax.train import dmc, dmc_cli
+from cardjax.train import dmc, dmc_cli, runner
 from conftest import (assert_refuses_to_mix, assert_same_run, assert_update_lowers_loss,
                       load_script, read_metrics, restore_newest, straight_and_resumed, tree_index)
 
@@ -180,7 +182,79 @@ def test_cli_rejects_bad_flags(flag, capsys):
 
 def test_cli_defaults_are_gongzhus(tmp_path):
     args = gongzhu_dmc.parse_args(["--out", str(tmp_path / "new")])
-    assert (args.iterations, args.eval_every, args.eval_deals, args.checkpoint_every) == \
-        (200, 50, 32, 50)
+    assert (args.iterations, args.checkpoint_every) == (200, 50)
+    assert args.eval_every is None and args.eval_deals is None  # untyped
+    assert args.eval_defaults == {"eval_every": 50, "eval_deals": 32, "eval_seed": 12345}
     cfg, latest = dmc_cli.resolve_config(args, gongzhu_dmc.TRAIN_DEFAULTS)
     assert latest is None and cfg.game == "gongzhu" and cfg.k == 13 and cfg.max_steps == 52
+
+
+def test_eval_settings_resolved_and_saved(tmp_path, capsys):
+    """runner.resolve_eval_settings alone: a new run saves the defaults and the typed flags;
+    --resume takes the saved settings (the command's defaults where the run directory has none),
+    a typed flag overriding its saved value."""
+    out = str(tmp_path / "run")
+    files = runner.RunFiles(out)
+    defaults = {"eval_every": 50, "eval_deals": 32, "eval_seed": 12345}
+
+    def resolve(*flags, resume=False, is_main=True):
+        args = gongzhu_dmc.parse_args(["--out", out, *flags] + (["--resume"] if resume else []))
+        assert args.eval_defaults == defaults
+        return runner.resolve_eval_settings(out, args.resume, args, args.eval_defaults, is_main)
+
+    # a run directory from before the settings were saved: the defaults, a typed flag wins
+    os.makedirs(out)
+    assert resolve("--eval_seed", "3", resume=True, is_main=False) == {**defaults,
+                                                                       "eval_seed": 3}
+    assert files.read_eval_settings() is None  # only the main process writes
+    assert resolve(resume=True) == defaults == files.read_eval_settings()
+    # a new run: the defaults and the typed flags, saved (a stale file is ignored)
+    new = {"eval_every": 1, "eval_deals": 2, "eval_seed": 12345}
+    assert resolve("--eval_deals", "2", "--eval_every", "1") == new
+    with open(files.eval_settings) as f:
+        assert json.load(f) == new
+    assert not os.path.exists(files.eval_settings + ".tmp")
+    # resumed without the flags: the saved values
+    capsys.readouterr()
+    assert resolve(resume=True) == new == files.read_eval_settings()
+    assert "evaluation settings changed" not in capsys.readouterr().err
+    # a typed flag overrides its saved value, and the file is updated
+    assert resolve("--eval_seed", "7", "--eval_deals", "2", resume=True) == \
+        {**new, "eval_seed": 7} == files.read_eval_settings()
+    err = capsys.readouterr().err
+    assert "evaluation settings changed: --eval_seed 12345 -> 7" in err and "eval_deals" not in err
+    assert resolve(resume=True) == {**new, "eval_seed": 7}
+    with open(files.eval_settings, "w") as f:
+        f.write("[1, 2")
+    with pytest.raises(SystemExit, match="not a settings file"):
+        resolve(resume=True)
+
+
+def test_resume_keeps_the_evaluation_flags(tmp_path, capsys):
+    """A run started with --eval_every 2 --eval_deals 1 and resumed without them evaluates every 2
+    iterations on 1 deal (not the command's 50 and 32); typed flags on --resume override."""
+    flags = [f for f in TINY_FLAGS if f not in ("--eval_deals", "0")]
+    assert len(flags) == len(TINY_FLAGS) - 2
+    out = str(tmp_path / "run")
+    files = runner.RunFiles(out)
+
+    def evals():
+        with open(files.eval) as f:
+            e = json.load(f)
+        return [r["iteration"] for r in e["evaluations"]], e
+
+    gongzhu_dmc.main(flags + ["--out", out, "--iterations", "1", "--eval_every", "2",
+                              "--eval_deals", "1"])
+    gongzhu_dmc.main(["--out", out, "--iterations", "3", "--resume", "--no-progress"])
+    iterations, e = evals()
+    assert iterations == [1, 2, 3] and e["deals"] == 1 and e["seed"] == 12345
+    assert all(r["games"] == 2 for r in e["evaluations"])  # 1 deal, both seat rotations
+    assert files.read_eval_settings() == {"eval_every": 2, "eval_deals": 1, "eval_seed": 12345}
+    capsys.readouterr()
+    gongzhu_dmc.main(["--out", out, "--iterations", "5", "--resume", "--no-progress",
+                      "--eval_every", "0", "--eval_seed", "7"])
+    assert "evaluation settings changed: --eval_every 2 -> 0, --eval_seed 12345 -> 7" in \
+        capsys.readouterr().err
+    iterations, e = evals()
+    assert iterations == [1, 2, 3, 5] and e["deals"] == 1 and e["seed"] == 7
+    assert files.read_eval_settings() == {"eval_every": 0, "eval_deals": 1, "eval_seed": 7}

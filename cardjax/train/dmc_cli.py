@@ -70,7 +70,7 @@ def make_parser(doc: str, out: str, iterations: int, defaults: dict, eval_title:
                 checkpoint_every: int = 1) -> argparse.ArgumentParser:
     """The command's parser: run flags, the training flags of the game (but ``skip``; they
     default to None so that a resumed run can tell the flags a user typed) and ``--eval_every
-    --eval_deals --eval_seed``."""
+    --eval_deals --eval_seed`` (None too; their defaults are in the parsed ``eval_defaults``)."""
     p = argparse.ArgumentParser(description=doc.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog=doc.split("\n\n", 2)[2])
@@ -85,14 +85,18 @@ def make_parser(doc: str, out: str, iterations: int, defaults: dict, eval_title:
         if choices is not None:
             kw["choices"] = choices
         train.add_argument(f"--{name}", default=None, help=f"{text} [{defaults[name]}]", **kw)
-    ev = p.add_argument_group(f"evaluation ({eval_title})")
-    ev.add_argument("--eval_every", type=non_negative_int, default=eval_every,
+    evals = {"eval_every": eval_every, "eval_deals": eval_deals, "eval_seed": 12345}
+    ev = p.add_argument_group(f"evaluation ({eval_title}; saved with the run, a typed flag "
+                              "wins on --resume; defaults in brackets)")
+    ev.add_argument("--eval_every", type=non_negative_int, default=None,
                     help="evaluate every this many iterations and after the last (0: only "
-                    "after the last)")
-    ev.add_argument("--eval_deals", type=non_negative_int, default=eval_deals,
-                    help="duplicate deals per opponent (0 skips)")
-    ev.add_argument("--eval_seed", type=int, default=12345,
-                    help="seed of the evaluation deals (the same deals every evaluation)")
+                    f"after the last) [{eval_every}]")
+    ev.add_argument("--eval_deals", type=non_negative_int, default=None,
+                    help=f"duplicate deals per opponent (0 skips) [{eval_deals}]")
+    ev.add_argument("--eval_seed", type=int, default=None,
+                    help="seed of the evaluation deals (the same deals every evaluation) "
+                    f"[{evals['eval_seed']}]")
+    p.set_defaults(eval_defaults=evals)  # for main: runner.resolve_eval_settings
     return p
 
 
@@ -117,6 +121,9 @@ def main(args, defaults: dict, make_evaluate: Callable, *, label: str, eval_name
          summarize: Callable) -> dict:
     """Train (or resume) the run of ``args`` and print a JSON summary (returned too).
 
+    The evaluation flags are resolved against those saved with the run
+    (:func:`runner.resolve_eval_settings`).
+
     ``make_evaluate(cfg, params, deals, seed) -> (evaluate(state) -> dict, info)`` for the runner;
     ``summarize(last evaluation) -> dict`` adds its key numbers to the summary.
     """
@@ -126,11 +133,12 @@ def main(args, defaults: dict, make_evaluate: Callable, *, label: str, eval_name
         runner.announce(label, f"{cfg.num_envs} games/iteration, {cfg.num_roles} net(s), "
                         f"k={cfg.k}, reward {cfg.reward}", state.params, args.out)
 
+    ev = runner.resolve_eval_settings(args.out, args.resume, args, args.eval_defaults, is_main)
     evaluate, info = None, None
-    if args.eval_deals > 0 and is_main:
-        evaluate, info = make_evaluate(cfg, state.params, args.eval_deals, args.eval_seed)
+    if ev["eval_deals"] > 0 and is_main:
+        evaluate, info = make_evaluate(cfg, state.params, ev["eval_deals"], ev["eval_seed"])
 
-    eval_every = args.eval_every if args.eval_every > 0 else args.iterations
+    eval_every = ev["eval_every"] if ev["eval_every"] > 0 else args.iterations
     state = runner.run(out=args.out, state=state, step=train.step, config=cfg.to_dict(),
                        iterations=args.iterations, units_per_iteration="frames",
                        rate_name="frames_per_s", eval_name=eval_name, evaluate=evaluate,

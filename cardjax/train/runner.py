@@ -12,6 +12,8 @@ Files in the run directory ``out``:
   ``elapsed_s`` (training wall time since the run began, over all restarts), the speed under
   ``rate_name``);
 * ``eval.json``: ``{"evaluations": [{iteration, elapsed_s, mean, stderr, ...}, ...]}``;
+* ``eval_settings.json``: the command's evaluation flags (``eval_every``, ``eval_deals``, ...),
+  which a resumed run keeps unless retyped (:func:`resolve_eval_settings`);
 * ``curves.png``: loss, value error, speed and evaluation curves.
 """
 
@@ -48,6 +50,31 @@ class RunFiles:
     @property
     def curves(self) -> str:
         return os.path.join(self.out, "curves.png")
+
+    @property
+    def eval_settings(self) -> str:
+        return os.path.join(self.out, "eval_settings.json")
+
+    def read_eval_settings(self) -> dict | None:
+        """The saved evaluation settings, or None when the run has none (a run directory from
+        before they were saved, or a new one)."""
+        if not os.path.exists(self.eval_settings):
+            return None
+        with open(self.eval_settings) as f:
+            try:
+                saved = json.load(f)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{self.eval_settings}: not a settings file ({e})") from None
+        if not isinstance(saved, dict):
+            raise ValueError(f"{self.eval_settings}: not a settings file (not an object)")
+        return saved
+
+    def write_eval_settings(self, settings: dict) -> None:
+        os.makedirs(self.out, exist_ok=True)
+        tmp = self.eval_settings + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(settings, f, indent=1)
+        os.replace(tmp, self.eval_settings)
 
     def read_evals(self) -> list[dict]:
         if not os.path.exists(self.eval):
@@ -108,7 +135,8 @@ def add_run_flags(parser, out: str, iterations: int, checkpoint_every: int = 1):
     run.add_argument("--iterations", type=positive_int, default=iterations,
                      help="train until this many iterations are done (counting resumed ones)")
     run.add_argument("--resume", action="store_true",
-                     help="continue the newest checkpoint in --out (its training flags win)")
+                     help="continue the newest checkpoint in --out (its training flags win; "
+                     "its evaluation settings unless typed)")
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--checkpoint_every", type=positive_int, default=checkpoint_every,
                      help="save every this many iterations and after the last")
@@ -200,6 +228,40 @@ def resolve_config(out: str, resume: bool, typed: dict, defaults: dict, from_dic
         raise SystemExit(f"error: {lines}: a resumed run keeps the training flags of its "
                          "checkpoint; drop them or start a new --out")
     return from_dict(saved), latest
+
+
+def resolve_eval_settings(out: str, resume: bool, args, defaults: dict,
+                          is_main: bool = True) -> dict:
+    """The run's evaluation settings ``{flag: value}`` over the keys of ``defaults``.
+
+    A flag is typed when its attribute of ``args`` (an argparse namespace whose evaluation flags
+    default to None) is not None.  A new run takes ``defaults`` updated by the typed flags;
+    ``resume`` takes the settings saved in ``out`` (the command's ``defaults`` where the run
+    directory has none, e.g. one made before they were saved), and a typed flag overrides its
+    saved value.  The main process (``is_main``) saves the result in
+    ``RunFiles(out).eval_settings`` and, when resuming, prints which settings changed.  Call it
+    after :func:`resolve_config`, which refuses a new run where one exists.  A settings file that
+    cannot be read is a ``SystemExit`` with a message.
+    """
+    files = RunFiles(out)
+    typed = {k: getattr(args, k) for k in defaults if getattr(args, k, None) is not None}
+    try:
+        saved = files.read_eval_settings() if resume else None
+    except ValueError as e:
+        raise SystemExit(f"error: {e}") from None
+    base = {**defaults, **{k: v for k, v in (saved or {}).items() if k in defaults}}
+    settings = {**base, **typed}
+    if is_main:
+        if resume and saved is None and existing_run(out) is not None:
+            print(f"--resume: no saved evaluation settings in {out}; using the command's "
+                  "defaults and typed flags", file=sys.stderr)
+        changed = {k: (base[k], v) for k, v in settings.items() if v != base[k]}
+        if resume and saved is not None and changed:
+            print("evaluation settings changed: " + ", ".join(
+                f"--{k} {a} -> {b}" for k, (a, b) in changed.items()), file=sys.stderr)
+        if settings != saved:
+            files.write_eval_settings(settings)
+    return settings
 
 
 def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
