@@ -122,3 +122,49 @@ def test_tractor_tiny_run_counts_sub_actions_and_hands(bench_script, capsys):
     game = report["games"]["tractor"]
     assert game["units"]["game"] == "hand" and "sub-action" in game["units"]["step"]
     assert "a game is one hand (games/s = hands/s)" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ scripts/benchmark_training.py
+TRAINING_SCRIPT = SCRIPT.parent / "benchmark_training.py"
+
+
+@pytest.fixture(scope="module")
+def training_script():
+    spec = importlib.util.spec_from_file_location("cardjax_benchmark_training", TRAINING_SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_training_benchmark_dmc_pools_and_dense(training_script, tmp_path, capsys):
+    """Gongzhu DMC, 2 games: a game is 52 decisions, and pools of 4/8/13 candidates per game
+    score fewer than all 13 slots of every game (k_fast 0)."""
+    out = tmp_path / "train.json"
+    rows = training_script.main(["--trainer", "gongzhu_dmc", "--num-envs", "2", "--width", "16",
+                                 "--depth", "1", "--head-width", "8", "--head-depth", "1",
+                                 "--minibatch", "64", "--k-fast", "4,0", "--repeats", "1",
+                                 "--json", str(out)])
+    data = json.loads(out.read_text())
+    assert data["trainer"] == "gongzhu_dmc" and data["width"] == 16 and "lstm" not in data
+    assert data["rows"] == json.loads(json.dumps(rows))
+    assert [(r["num_envs"], r["k_fast"]) for r in rows] == [(2, 4), (2, 0)]
+    for r in rows:
+        assert r["frames"] == 2 * 52 and r["steps_run"] == 52
+        assert r["frames_per_s"] == pytest.approx(r["frames"] / r["seconds_per_iteration"])
+        assert r["compile_s"] > 0 and 0 < r["selfplay_share"] <= 1
+    assert 4 <= rows[0]["scored_per_decision"] < 13 == rows[1]["scored_per_decision"]
+    assert "frames/s" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--lstm", "8"], "--lstm is a DMC flag"),
+    (["--trainer", "shengji", "--lstm", "8"], "--lstm is DouZero's flag"),
+    (["--trainer", "douzero", "--k-fast", "4,-1"], "integers >= 0"),
+    (["--num-envs", "0"], "integers >= 1"),
+    (["--trainer", "chess"], "invalid choice"),
+])
+def test_training_benchmark_bad_flags(training_script, capsys, argv, message):
+    with pytest.raises(SystemExit) as exc:
+        training_script.main(argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err

@@ -245,9 +245,10 @@ def test_config_validation():
     assert dmc.Config.from_dict(cfg.to_dict()) == cfg
 
 
-def test_fast_scoring_equals_scoring_every_slot(final_state):
-    """Scoring k_fast slots everywhere and all k slots only for the states with more legal moves
-    (or for the whole batch when too many have them) gives the Q of scoring all k slots."""
+def test_pooled_scoring_equals_scoring_every_slot(final_state):
+    """Scoring a pool of the legal candidates of all states, packed one after the other (in the
+    smallest pool size that holds them, or in groups of states), gives the Q of scoring all k
+    slots of every state; ``rows`` is the pool's size."""
     train, state = final_state
     env, game = train.env, train.game
     table = jnp.asarray(game.action_features)
@@ -261,21 +262,28 @@ def test_fast_scoring_equals_scoring_every_slot(final_state):
                 jnp.sum(states.legal_action_mask, axis=1))
 
     obs, idx, valid, count = prep(jax.random.PRNGKey(4))
-    c = np.sort(np.asarray(count))
-    assert c[-1] <= 128 and c[1] < c[3] < c[5]
-    tiers = [((128, 6),),  # every slot of every state
-             ((int(c[3]), 6), (int(c[4]), 2), (128, 1)),  # enough rows in every tier
-             ((int(c[3]), 6), (int(c[4]), 1), (128, 1)),  # too few: all scored by the cond
-             ((int(c[1]), 6), (int(c[3]), 4), (128, 1))]  # too few in the last tier
-    assert dmc.score_tiers(384, 32, 64) == ((32, 64), (128, 8), (384, 2))
-    assert dmc.score_tiers(384, 0, 64) == ((384, 64),)
+    c = np.asarray(count)
+    assert c.max() <= 128 and c.sum() > 32 * 6  # the first lead: many moves
+    assert dmc.pool_sizes(512, 4) == (4, 8, 16, 32, 64, 128, 256, 512)
+    assert dmc.pool_sizes(512, 0) == dmc.pool_sizes(512, 512) == (512,)
+    # counts: every state's moves; two states' (others 0); one move each; none
+    counts = [count, jnp.where(jnp.arange(6) >= 4, count, 0), jnp.minimum(count, 1),
+              jnp.zeros_like(count)]
+    sizes, groups = (4, 8, 16, 32, 64, 128), (1, 2, 3)
 
     @jax.jit
-    def variants(obs, idx, count):
-        return [dmc.score_slots(train.net, table, p, obs, idx, count, t)[0] for t in tiers]
+    def score_all(obs, idx):
+        pooled = [dmc.score_slots(train.net, table, p, obs, idx, cnt, sizes, g)
+                  for cnt in counts for g in groups]
+        return dmc.score_slots(train.net, table, p, obs, idx, count, (128,)), pooled
 
-    full, *fast = variants(obs, idx, count)
-    valid = np.asarray(valid)
-    for q in fast:
-        np.testing.assert_allclose(np.where(valid, q, 0), np.where(valid, full, 0), rtol=1e-5,
+    (full, full_rows), pooled = score_all(obs, idx)
+    assert int(full_rows) == 6 * 128
+    for i, (q, rows) in enumerate(pooled):
+        cnt, g = np.asarray(counts[i // 3]), groups[i % 3]
+        used = np.arange(128)[None, :] < cnt[:, None]
+        np.testing.assert_allclose(np.where(used, q, 0), np.where(used, full, 0), rtol=1e-5,
                                    atol=1e-6)
+        # the smallest pool (per game) that holds the fullest group's candidates
+        need = max(int(part.sum()) for part in np.split(cnt, g))
+        assert int(rows) == 6 * next(s for s in sizes if s * 6 // g >= need)

@@ -64,10 +64,10 @@ def test_adapter_features_role_and_action_table(gongzhu, gz_games):
 def test_config_defaults_and_validation():
     cfg = dmc.Config.for_game("gongzhu")
     assert (cfg.reward, cfg.k, cfg.k_fast, cfg.max_steps, cfg.reward_scale) == \
-        ("points", 13, 0, 52, 0.01)
+        ("points", 13, 4, 52, 0.01)
     assert cfg.num_roles == 1 and cfg.steps == 52
-    assert dmc.score_tiers(cfg.k, cfg.k_fast, 64) == ((13, 64),)  # every slot in one tier
-    assert dmc.score_tiers(13, 32, 64) == ((13, 64),)
+    assert dmc.pool_sizes(cfg.k, cfg.k_fast) == (4, 8, 13)  # candidates per game; 13: all
+    assert dmc.pool_sizes(13, 32) == dmc.pool_sizes(13, 0) == (13,)
     with pytest.raises(ValueError, match="reward of gongzhu"):
         dmc.Config(game="gongzhu")  # Dou Dizhu's adp
     with pytest.raises(ValueError, match="reward_scale"):
@@ -102,7 +102,9 @@ def test_metrics_full_games_no_overflow_no_mismatch(runs):
         assert r["decisions"] == r["frames"] == 8 * 52 and r["frames_per_s"] > 0
         assert r["game_length"] == r["max_game_length"] == r["steps_run"] == 52
         assert r["truncated"] == r["overflow"] == r["role_mismatch"] == 0
-        assert r["full_scoring_steps"] == 0 and 1 <= r["max_legal"] <= 13
+        assert 1 <= r["max_legal"] <= 13
+        # pools of 4, 8 or 13 candidates per game: 13 when every leader holds 13 cards
+        assert 4 <= r["scored_per_decision"] < 13
         assert r["loss"] == r["loss_player"] > 0
         assert r["margin_abs"] >= abs(r["margin"]) and r["margin_abs"] % 1.25 == 0
 

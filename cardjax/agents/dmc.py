@@ -9,7 +9,7 @@ role; Gongzhu has one for every seat) and returns an :class:`~cardjax.agents.Age
 greedily: the legal actions are compacted into ``k`` slots (default: the run's ``k``;
 :func:`cardjax.train.dmc.compact`), the network of the acting seat's role scores them and the
 best one is played -- no exploration.  ``act`` is for one game; under ``vmap`` (the arena) a
-custom batching rule scores the whole batch at once in the trainer's tiers
+custom batching rule scores the whole batch at once in the trainer's candidate pools
 (:func:`cardjax.train.dmc.greedy_actions`), the same choices at a fraction of the cost of scoring
 every slot of every game.  A position with more than ``k`` legal actions chooses among the first
 ``k`` (increasing action id); pass a larger ``k`` to widen it.
@@ -86,7 +86,7 @@ def agent_from_params(env, params, cfg: dmc.Config, name: str | None = None,
 
     @choose.def_vmap
     def _choose_batch(axis_size, in_batched, params, state):
-        # The arena vmaps ``act`` over games: score the whole batch at once, in tiers
+        # The arena vmaps ``act`` over games: score the whole batch at once, in pools
         # (``dmc.greedy_actions``), instead of every slot of every game under every network.
         params_batched, state_batched = in_batched
         if any(jax.tree_util.tree_leaves(params_batched)):

@@ -35,8 +35,9 @@ _TRAIN_FLAGS = {
     "reward_scale": (positive_float, "targets are the rewards times this"),
     "k": (positive_int, "candidate slots per decision (more legal moves are counted as "
           "overflow)"),
-    "k_fast": (non_negative_int, "slots scored at every decision (all k only where more moves "
-               "are legal; 0 = always all k)"),
+    "k_fast": (non_negative_int, "smallest candidate pool, per game: the heads score the "
+               "legal moves of all games packed into k_fast x num_envs rows, or 2x, 4x, ... "
+               "(0 = all k slots of every game)"),
     "max_steps": (positive_int, "longest game played out (longer ones are counted as "
                   "truncated)"),
     "epsilon": (probability, "exploration of the actors"),
