@@ -138,7 +138,7 @@ def training_script():
 
 def test_training_benchmark_dmc_pools_and_dense(training_script, tmp_path, capsys):
     """Gongzhu DMC, 2 games: a game is 52 decisions, and pools of 4/8/13 candidates per game
-    score fewer than all 13 slots of every game (k_fast 0)."""
+    score fewer candidates than all 13 slots of every game (k_fast 0)."""
     out = tmp_path / "train.json"
     rows = training_script.main(["--trainer", "gongzhu_dmc", "--num-envs", "2", "--width", "16",
                                  "--depth", "1", "--head-width", "8", "--head-depth", "1",
@@ -152,7 +152,8 @@ def test_training_benchmark_dmc_pools_and_dense(training_script, tmp_path, capsy
         assert r["frames"] == 2 * 52 and r["steps_run"] == 52
         assert r["frames_per_s"] == pytest.approx(r["frames"] / r["seconds_per_iteration"])
         assert r["compile_s"] > 0 and 0 < r["selfplay_share"] <= 1
-    assert 4 <= rows[0]["scored_per_decision"] < 13 == rows[1]["scored_per_decision"]
+    # k_fast 0 scores every slot of every game with a choice
+    assert 0 < rows[0]["scored_per_decision"] < rows[1]["scored_per_decision"] <= 13
     assert "frames/s" in capsys.readouterr().out
 
 

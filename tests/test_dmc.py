@@ -266,7 +266,8 @@ def test_pooled_scoring_equals_scoring_every_slot(final_state):
     assert c.max() <= 128 and c.sum() > 32 * 6  # the first lead: many moves
     assert dmc.pool_sizes(512, 4) == (4, 8, 16, 32, 64, 128, 256, 512)
     assert dmc.pool_sizes(512, 0) == dmc.pool_sizes(512, 512) == (512,)
-    # counts: every state's moves; two states' (others 0); one move each; none
+    # counts: every state's moves; two states' (others 0); one move each (nothing to score);
+    # none
     counts = [count, jnp.where(jnp.arange(6) >= 4, count, 0), jnp.minimum(count, 1),
               jnp.zeros_like(count)]
     sizes, groups = (4, 8, 16, 32, 64, 128), (1, 2, 3)
@@ -281,9 +282,11 @@ def test_pooled_scoring_equals_scoring_every_slot(final_state):
     assert int(full_rows) == 6 * 128
     for i, (q, rows) in enumerate(pooled):
         cnt, g = np.asarray(counts[i // 3]), groups[i % 3]
+        cnt = np.where(cnt > 1, cnt, 0)  # a state with one legal action is not scored
         used = np.arange(128)[None, :] < cnt[:, None]
         np.testing.assert_allclose(np.where(used, q, 0), np.where(used, full, 0), rtol=1e-5,
                                    atol=1e-6)
-        # the smallest pool (per game) that holds the fullest group's candidates
+        # the smallest pool (per game) that holds the fullest group's candidates; none at all
+        # when no state has a choice
         need = max(int(part.sum()) for part in np.split(cnt, g))
-        assert int(rows) == 6 * next(s for s in sizes if s * 6 // g >= need)
+        assert int(rows) == (6 * next(s for s in sizes if s * 6 // g >= need) if need else 0)

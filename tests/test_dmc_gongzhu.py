@@ -103,8 +103,9 @@ def test_metrics_full_games_no_overflow_no_mismatch(runs):
         assert r["game_length"] == r["max_game_length"] == r["steps_run"] == 52
         assert r["truncated"] == r["overflow"] == r["role_mismatch"] == 0
         assert 1 <= r["max_legal"] <= 13
-        # pools of 4, 8 or 13 candidates per game: 13 when every leader holds 13 cards
-        assert 4 <= r["scored_per_decision"] < 13
+        # pools of 4, 8 or 13 candidates per game (13 when every leader holds 13 cards), none
+        # when every game has one legal card (the last trick)
+        assert 0 < r["scored_per_decision"] < 13
         assert r["loss"] == r["loss_player"] > 0
         assert r["margin_abs"] >= abs(r["margin"]) and r["margin_abs"] % 1.25 == 0
 
