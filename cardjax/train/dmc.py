@@ -109,10 +109,10 @@ opening lead (20 cards); over 20,000 deals: mean 80, p99 203, p99.9 286, p99.99 
 anything beyond is counted in ``overflow``.  Scoring 512 slots for every decision would waste ~99%
 of the head's work, so the actors score a pool of the legal candidates of all the games, packed
 one after the other (:func:`score_slots`): the smallest of ``k_fast`` (4) x ``num_envs``, twice
-that, ... rows that holds them (metric ``scored_per_decision``: Dou Dizhu ~13 with the first
-step, where every landlord leads with ~80 moves) -- the same Q values as scoring everything,
-2.7x faster than tiers of 32/128/512 slots (the trainer's former scheme) on CPU at 256 games
-with 512 x 3 nets.
+that, ... rows that holds them (metric ``scored_per_decision``: Dou Dizhu 12-15 with the
+first step, where every landlord leads with ~80 moves, against ~125 for the trainer's former
+tiers of 32/128/512 slots) -- the same Q values as scoring everything, 2.7x faster per
+iteration than the tiers on CPU at 256 games with 512 x 3 nets.
 
 Game length (Dou Dizhu): random play mean 62, max 92; rule play mean 45, max 67 (steps, passes
 included).  A game cannot last more than 154 steps (at most 52 non-pass moves before a seat is
