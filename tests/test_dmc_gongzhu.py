@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -261,3 +263,36 @@ def test_resume_keeps_the_evaluation_flags(tmp_path, capsys):
     iterations, e = evals()
     assert iterations == [1, 2, 3, 5] and e["deals"] == 1 and e["seed"] == 7
     assert files.read_eval_settings() == {"eval_every": 0, "eval_deals": 1, "eval_seed": 7}
+
+
+@pytest.mark.slow
+def test_sharded_step_matches_single_device():
+    """The DMC step on a 2-device mesh (forced CPU devices; one candidate pool per device, the
+    replay buffer split on its game axis) plays the same games and learns the same as on one
+    device."""
+    code = """
+import jax, numpy as np
+from cardjax.train import dmc, sharding
+cfg = dmc.Config.for_game("gongzhu", num_envs=8, width=16, depth=1, head_width=16,
+                          head_depth=2, minibatch=64, replay=1)
+assert jax.device_count() == 2
+sharded = dmc.make_train(cfg, sharding.data_mesh())
+single = dmc.make_train(cfg)
+s, r = sharded.init(jax.random.PRNGKey(3)), single.init(jax.random.PRNGKey(3))
+assert len(s.buffer.obs.sharding.device_set) == 2
+for _ in range(2):
+    s, m = sharded.step(s)
+    r, n = single.step(r)
+    np.testing.assert_allclose(float(m["loss"]), float(n["loss"]), rtol=1e-4)
+    assert float(m["scored_per_decision"]) >= float(n["scored_per_decision"]) > 0
+assert s.buffer.obs.sharding.spec[2] == "data", s.buffer.obs.sharding
+np.testing.assert_array_equal(np.asarray(s.buffer.action), np.asarray(r.buffer.action))
+np.testing.assert_allclose(np.asarray(s.buffer.target), np.asarray(r.buffer.target))
+print("ok")
+"""
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2",
+               JAX_PLATFORMS="cpu")
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.startswith("ok")
