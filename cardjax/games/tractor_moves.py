@@ -105,11 +105,11 @@ def context(level, trump):
     return jnp.asarray(EFF)[level, trump], jnp.asarray(ORD)[level, trump], jnp.asarray(SLOT)[level, trump]
 
 
-def path_types(slot, suit):
-    """int[P, 16]: the type at each member position of each path in ``suit`` (dummy elsewhere)."""
-    s = slot[suit]  # [16, 4]
-    t = s[np.arange(NUM_POS)[None, :], jnp.asarray(P_ALT)[:, None]]
-    return jnp.where(jnp.asarray(P_MEM), t, DUMMY)
+def path_types(layout, rows):
+    """int[R, 16]: the type at each member position of the paths ``rows`` (int[R]) of the suit laid
+    out as ``layout`` (``slot[suit]``, int[16, 4]); dummy elsewhere."""
+    t = jnp.asarray(layout)[np.arange(NUM_POS)[None, :], jnp.asarray(P_ALT)[rows][:, None]]
+    return jnp.where(jnp.asarray(P_MEM)[rows], t, DUMMY)
 
 
 def path_members(suit, eff, slot):
@@ -127,12 +127,17 @@ def path_members(suit, eff, slot):
 
 def valid_paths(slot, suit):
     """bool[P]: paths of ``suit`` whose every position exists (no missing alternative)."""
-    return jnp.all(~jnp.asarray(P_MEM) | (path_types(slot, suit) != DUMMY), axis=1)
+    return held_paths(slot[suit], jnp.arange(PAD) != DUMMY)
 
 
-def held_paths(pt, pairs):
-    """bool[P]: paths all of whose positions are pairs in ``pairs`` (bool[55])."""
-    return jnp.all(~jnp.asarray(P_MEM) | pairs[pt], axis=1)
+def held_paths(layout, pairs):
+    """bool[P]: the paths of the suit laid out as ``layout`` (``slot[suit]``) all of whose
+    positions are pairs in ``pairs`` (bool[55]).  Counted with prefix sums over the 16 x 4 grid
+    of positions and alternatives rather than by gathering every path's types: the step reads
+    far less memory."""
+    held = pairs[layout].astype(jnp.int32)  # [16, 4]
+    cs = jnp.concatenate([jnp.zeros((1, NUM_ALT), jnp.int32), jnp.cumsum(held, axis=0)])
+    return cs[P_START + P_LEN, P_ALT] - cs[P_START, P_ALT] == P_LEN
 
 
 def pad(c):
@@ -166,15 +171,15 @@ def units(c, suit, eff, slot):
     singles.  Returns (tractor lengths int[6] (0 = none), tractor tops int[6], tractor types
     bool[6, 55], leftover pair types bool[55], single types bool[55])."""
     del eff  # the suit's layout (slot) says it all
-    pt = path_types(slot, suit)  # [P, 16]; position space is 3x cheaper than type space
-    mem_pos = jnp.asarray(P_MEM)
+    layout = slot[suit]
 
     def take(rest, _):
-        held = held_paths(pt, rest) & (jnp.asarray(P_LEN) >= 2)
+        held = held_paths(layout, rest) & (jnp.asarray(P_LEN) >= 2)
         score = jnp.where(held, jnp.asarray(P_LEN) * 32 + jnp.asarray(P_TOP), -1)
         best = jnp.argmax(score)
         ok = score[best] >= 0
-        members = jnp.zeros(PAD, bool).at[pt[best]].max(mem_pos[best] & ok)
+        members = jnp.zeros(PAD, bool).at[path_types(layout, best[None])[0]].max(
+            jnp.asarray(P_MEM)[best] & ok)
         out = (jnp.where(ok, jnp.asarray(P_LEN)[best], 0), jnp.where(ok, jnp.asarray(P_TOP)[best], 0),
                members)
         return rest & ~members, out
@@ -204,8 +209,7 @@ def throw_check(lead, others, eff, order, slot):
     low_pair = jnp.min(jnp.where(pairs, order, big))
     top_pair = jnp.max(jnp.where(oth == 2, order[None, :], 0))
     pair_fail = top_pair > low_pair
-    pt = path_types(slot, suit)
-    held_o = jax.vmap(lambda h: held_paths(pt, h == 2))(oth)  # [k, P]
+    held_o = jax.vmap(lambda h: held_paths(slot[suit], h == 2))(oth)  # [k, P]
     beat = jnp.any(held_o[:, None, :] & (jnp.asarray(P_LEN)[None, None, :] == lens[None, :, None])
                    & (jnp.asarray(P_TOP)[None, None, :] > tops[None, :, None]), axis=(0, 2))
     t_fail = beat & (lens > 0)
@@ -303,8 +307,8 @@ def follow_mask(hand, part, suit, n, k1, lead_pairs, eff, slot):
     short_ok = avail & (in_suit | (off_suit < n - h_n))
     # |H| > n
     pairt = h == 2
-    pt = path_types(slot, suit)
-    held = held_paths(pt, pairt)
+    layout = slot[suit]
+    held = held_paths(layout, pairt)
     lh = jnp.max(jnp.where(held, jnp.asarray(P_LEN), 0))
     t_star = jnp.where((k1 >= 2) & (lh >= 2), jnp.minimum(k1, lh), 0)
     p_t = jnp.minimum(lead_pairs, jnp.sum(pairt))
@@ -317,7 +321,7 @@ def follow_mask(hand, part, suit, n, k1, lead_pairs, eff, slot):
     c1_t = c1 + up0 - up1
     # only the chains of length t_star count: their rows of the path table, as type masks
     rows = jnp.asarray(LEN_ROWS)[t_star]
-    mem = jnp.zeros((rows.shape[0], PAD), bool).at[jnp.arange(rows.shape[0])[:, None], pt[rows]].max(
+    mem = jnp.zeros((rows.shape[0], PAD), bool).at[jnp.arange(rows.shape[0])[:, None], path_types(layout, rows)].max(
         jnp.asarray(P_MEM)[rows])  # [R, 55]
     a2 = jnp.sum(mem & w2[None, :], axis=1)
     a1 = jnp.sum(mem & w1[None, :], axis=1)
@@ -339,12 +343,12 @@ def unit_prefix_mask(hand, part, eff, slot):
     avail = hand - part > 0
 
     def ok(p, t):
-        pt = path_types(slot, jnp.minimum(eff[t], TRUMP))  # the suit of the lead with t added
+        layout = slot[jnp.minimum(eff[t], TRUMP)]  # the suit of the lead with t added
         types = p > 0
         ntypes = jnp.sum(types)
         n1 = jnp.sum(p == 1)
         # the types form one path: a held path (over "present" types) of length ntypes
-        is_path = jnp.any(held_paths(pt, types) & (jnp.asarray(P_LEN) == ntypes))
+        is_path = jnp.any(held_paths(layout, types) & (jnp.asarray(P_LEN) == ntypes))
         one = jnp.argmax(p == 1)
         complete = (n1 == 0) | ((n1 == 1) & ((ntypes == 1) | (hand[one] == 2)))
         return is_path & complete
@@ -364,8 +368,7 @@ def play_key(c, suit, tractors, lead_pairs, order, slot):
     card of its largest unit (the top of its best chain of the lead's longest tractor, its best
     pair, or its best card)."""
     k1 = tractors[0]
-    pt = path_types(slot, suit)
-    held = held_paths(pt, c == 2)
+    held = held_paths(slot[suit], c == 2)
     matches = (jnp.sum(c == 2) >= lead_pairs) & chains_fit(c == 2, suit, slot, tractors)
     key_chain = jnp.max(jnp.where(held & (jnp.asarray(P_LEN) == k1), jnp.asarray(P_TOP), 0))
     key_pair = jnp.max(jnp.where(c == 2, order, 0))
