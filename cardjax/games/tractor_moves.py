@@ -228,25 +228,28 @@ def throw_check(lead, others, eff, order, slot):
 
 
 def _runs(held):
-    """int[16]: the length of each maximal run of True in ``held`` (bool[16]) at its last
-    position, 0 elsewhere."""
-    idx = jnp.arange(held.shape[0])
-    last_gap = jax.lax.cummax(jnp.where(held, -1, idx))
-    ends = held & ~jnp.concatenate([held[1:], jnp.zeros(1, bool)])
+    """int[..., 16]: the length of each maximal run of True in ``held`` (bool[..., 16]) at its
+    last position, 0 elsewhere."""
+    idx = jnp.arange(held.shape[-1])
+    last_gap = jax.lax.cummax(jnp.where(held, -1, idx), axis=held.ndim - 1)
+    ends = held & ~jnp.concatenate([held[..., 1:], jnp.zeros_like(held[..., :1])], axis=-1)
     return jnp.where(ends, idx - last_gap, 0)
 
 
 def _best_fit(bins, items):
-    """Best-fit decreasing: each item (longest first) into the bin it leaves least room in.
-    Exact for up to three items (checked against exhaustive search over all item and bin
-    sizes a 25-card lead allows); with four or more it can miss a packing."""
-    ok = jnp.bool_(True)
+    """Best-fit decreasing: each item (longest first) into the bin it leaves least room in, for
+    each row of ``bins`` (int[..., m]).  Exact for up to three items (checked against exhaustive
+    search over all item and bin sizes a 25-card lead allows); with four or more it can miss a
+    packing."""
+    items = items.astype(bins.dtype)
+    ok = jnp.ones(bins.shape[:-1], bool)
+    slots = jnp.arange(bins.shape[-1])
     for i in range(items.shape[0]):
         k = items[i]
         slack = bins - k
-        j = jnp.argmin(jnp.where(slack >= 0, slack, 99))
-        ok = ok & ((k == 0) | (slack[j] >= 0))
-        bins = bins.at[j].add(jnp.where(k > 0, -k, 0))
+        j = jnp.argmin(jnp.where(slack >= 0, slack, 99), axis=-1)
+        ok = ok & ((k == 0) | jnp.any(slack >= 0, axis=-1))
+        bins = bins - jnp.where(slots == j[..., None], k, 0)  # a select, not a scatter
     return ok
 
 
@@ -265,17 +268,20 @@ def chains_fit(pairs, suit, slot, items):
     held = pairs[s] & (s != DUMMY)
     lay = jnp.argmax(jnp.any(s != s[:, :1], axis=1))  # the layered position (0 when none)
     pos = jnp.arange(NUM_POS)
-    line = held[:, 0]
-
-    def fits(a_low, a_high):
-        at = lambda a: jnp.where(pos == lay, held[lay, a], line)  # noqa: E731
-        through = _runs(at(a_low))
-        split = jnp.concatenate([_runs(at(a_low) & (pos <= lay)), _runs(at(a_high) & (pos >= lay))])
-        bins = jnp.where(a_low == a_high, jnp.concatenate([through, jnp.zeros_like(through)]), split)
-        return _best_fit(bins, items)
-
+    # the line of positions with each alternative at the layered one: [4, 16]
+    at = jnp.where(pos[None, :] == lay, held[lay][:, None], held[None, :, 0])
+    # runs through the layered position, and up to / from it (each distinct one once)
+    through, below, above = (_runs(x).astype(jnp.int8)
+                             for x in (at, at & (pos <= lay), at & (pos >= lay)))
     lows, highs = np.divmod(np.arange(NUM_ALT * NUM_ALT), NUM_ALT)
-    return jnp.any(jax.vmap(fits)(jnp.asarray(lows), jnp.asarray(highs)))
+    # the bins of each way of linking, 17 a row: the runs ending below the layered position come
+    # from ``below``, those ending above it from ``above``, and both can end at it (the order of
+    # the bins does not change a best-fit packing)
+    split = jnp.where(pos > lay, above[highs], below[lows])
+    pad = jnp.zeros((lows.size, 1), jnp.int8)
+    bins = jnp.where((lows == highs)[:, None], jnp.concatenate([through[lows], pad], axis=1),
+                     jnp.concatenate([split, above[highs, lay][:, None]], axis=1))  # [16, 17]
+    return jnp.any(_best_fit(bins, items))
 
 
 # ---------------------------------------------------------------------------- following
