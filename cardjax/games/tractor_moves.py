@@ -373,14 +373,20 @@ def play_key(c, suit, tractors, lead_pairs, order, slot):
     disjoint tractors of the lead's lengths ``tractors`` int[6]), and the order of the highest
     card of its largest unit (the top of its best chain of the lead's longest tractor, its best
     pair, or its best card)."""
-    k1 = tractors[0]
+    return (_play_matches(c, suit, tractors, lead_pairs, slot),
+            _play_key(c, suit, tractors[0], lead_pairs, order, slot))
+
+
+def _play_matches(c, suit, tractors, lead_pairs, slot):
+    return (jnp.sum(c == 2) >= lead_pairs) & chains_fit(c == 2, suit, slot, tractors)
+
+
+def _play_key(c, suit, k1, lead_pairs, order, slot):
     held = held_paths(slot[suit], c == 2)
-    matches = (jnp.sum(c == 2) >= lead_pairs) & chains_fit(c == 2, suit, slot, tractors)
     key_chain = jnp.max(jnp.where(held & (jnp.asarray(P_LEN) == k1), jnp.asarray(P_TOP), 0))
     key_pair = jnp.max(jnp.where(c == 2, order, 0))
     key_card = jnp.max(jnp.where(c > 0, order, 0))
-    key = jnp.where(k1 >= 2, key_chain, jnp.where(lead_pairs > 0, key_pair, key_card))
-    return matches, key
+    return jnp.where(k1 >= 2, key_chain, jnp.where(lead_pairs > 0, key_pair, key_card))
 
 
 def trick_winner(plays, leader, tractors, lead_pairs, eff, order, slot):
@@ -391,13 +397,14 @@ def trick_winner(plays, leader, tractors, lead_pairs, eff, order, slot):
     lead = plays[leader]
     lsuit, _ = suit_of_play(lead, eff)
     seats = (leader + jnp.arange(4)) % 4
-
-    def judge(x):
-        xs, one = suit_of_play(x, eff)
-        m, key = play_key(x, xs, tractors, lead_pairs, order, slot)
-        return xs, one & ((xs == lsuit) | (xs == TRUMP)) & m, key
-
-    xsuit, valid, keys = jax.vmap(judge)(plays[seats])  # in playing order, the lead first
+    ordered = plays[seats]  # in playing order, the lead first
+    xsuit, one = jax.vmap(lambda x: suit_of_play(x, eff))(ordered)
+    keys = jax.vmap(lambda x, xs: _play_key(x, xs, tractors[0], lead_pairs, order, slot))(
+        ordered, xsuit)
+    # the lead's own structure is never judged: only the followers' plays are matched
+    m = jax.vmap(lambda x, xs: _play_matches(x, xs, tractors, lead_pairs, slot))(
+        ordered[1:], xsuit[1:])
+    valid = one & ((xsuit == lsuit) | (xsuit == TRUMP)) & jnp.concatenate([jnp.ones(1, bool), m])
 
     def better(best, i):
         bsuit, bkey, win = best
