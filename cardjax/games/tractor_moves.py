@@ -209,9 +209,11 @@ def throw_check(lead, others, eff, order, slot):
     low_pair = jnp.min(jnp.where(pairs, order, big))
     top_pair = jnp.max(jnp.where(oth == 2, order[None, :], 0))
     pair_fail = top_pair > low_pair
-    held_o = jax.vmap(lambda h: held_paths(slot[suit], h == 2))(oth)  # [k, P]
-    beat = jnp.any(held_o[:, None, :] & (jnp.asarray(P_LEN)[None, None, :] == lens[None, :, None])
-                   & (jnp.asarray(P_TOP)[None, None, :] > tops[None, :, None]), axis=(0, 2))
+    # paths some other hand holds (reduced over the hands first: XLA's CPU reduction over
+    # the hands and the paths at once is very slow)
+    held_o = jnp.any(jax.vmap(lambda h: held_paths(slot[suit], h == 2))(oth), axis=0)  # [P]
+    beat = jnp.any(held_o[None, :] & (jnp.asarray(P_LEN)[None, :] == lens[:, None])
+                   & (jnp.asarray(P_TOP)[None, :] > tops[:, None]), axis=1)
     t_fail = beat & (lens > 0)
     t_pick = jnp.argmin(jnp.where(t_fail, lens * 32 + tops, 10_000))
     single_t = jnp.argmin(jnp.where(singles, order, big))
