@@ -132,12 +132,11 @@ def valid_paths(slot, suit):
 
 def held_paths(layout, pairs):
     """bool[P]: the paths of the suit laid out as ``layout`` (``slot[suit]``) all of whose
-    positions are pairs in ``pairs`` (bool[55]).  Counted with prefix sums over the 16 x 4 grid
-    of positions and alternatives rather than by gathering every path's types: the step reads
-    far less memory."""
-    held = pairs[layout].astype(jnp.int32)  # [16, 4]
-    cs = jnp.concatenate([jnp.zeros((1, NUM_ALT), jnp.int32), jnp.cumsum(held, axis=0)])
-    return cs[P_START + P_LEN, P_ALT] - cs[P_START, P_ALT] == P_LEN
+    positions are pairs in ``pairs`` (bool[55]): those whose alternative's line of pairs has a
+    run at least as long as the path ending at its top position.  (Gathering every path's types
+    instead reads a 301 x 16 table per game.)"""
+    run = _run_lengths(pairs[layout].T)  # [4 alternatives, 16 positions]
+    return run[P_ALT, P_START + P_LEN - 1] >= P_LEN
 
 
 def pad(c):
@@ -229,13 +228,18 @@ def throw_check(lead, others, eff, order, slot):
     return ~fails, jnp.where(fails, played, lead), jnp.where(fails, lens_failed, lens)
 
 
+def _run_lengths(held):
+    """int[..., 16]: at each position of ``held`` (bool[..., 16]) the length of the run of True
+    ending there (0 where False)."""
+    idx = jnp.arange(held.shape[-1])
+    return idx - jax.lax.cummax(jnp.where(held, -1, idx), axis=held.ndim - 1)
+
+
 def _runs(held):
     """int[..., 16]: the length of each maximal run of True in ``held`` (bool[..., 16]) at its
     last position, 0 elsewhere."""
-    idx = jnp.arange(held.shape[-1])
-    last_gap = jax.lax.cummax(jnp.where(held, -1, idx), axis=held.ndim - 1)
     ends = held & ~jnp.concatenate([held[..., 1:], jnp.zeros_like(held[..., :1])], axis=-1)
-    return jnp.where(ends, idx - last_gap, 0)
+    return jnp.where(ends, _run_lengths(held), 0)
 
 
 def _best_fit(bins, items):
