@@ -130,13 +130,20 @@ def valid_paths(slot, suit):
     return held_paths(slot[suit], jnp.arange(PAD) != DUMMY)
 
 
+def pair_runs(layout, pairs):
+    """int[4, 16]: along each alternative's line of positions of the suit laid out as
+    ``layout`` (``slot[suit]``), the length of the run of pairs (``pairs`` bool[55]) ending at
+    each position.  A path of length L with its top at position e is held iff its alternative's
+    run at e is at least L (a path not through the layered position is the same in every
+    alternative, and the table lists it under alternative 0)."""
+    return _run_lengths(pairs[layout].T)
+
+
 def held_paths(layout, pairs):
     """bool[P]: the paths of the suit laid out as ``layout`` (``slot[suit]``) all of whose
-    positions are pairs in ``pairs`` (bool[55]): those whose alternative's line of pairs has a
-    run at least as long as the path ending at its top position.  (Gathering every path's types
-    instead reads a 301 x 16 table per game.)"""
-    run = _run_lengths(pairs[layout].T)  # [4 alternatives, 16 positions]
-    return run[P_ALT, P_START + P_LEN - 1] >= P_LEN
+    positions are pairs in ``pairs`` (bool[55]).  (Gathering every path's types instead reads
+    a 301 x 16 table per game.)"""
+    return pair_runs(layout, pairs)[P_ALT, P_START + P_LEN - 1] >= P_LEN
 
 
 def pad(c):
@@ -170,18 +177,21 @@ def units(c, suit, eff, slot):
     singles.  Returns (tractor lengths int[6] (0 = none), tractor tops int[6], tractor types
     bool[6, 55], leftover pair types bool[55], single types bool[55])."""
     del eff  # the suit's layout (slot) says it all
-    layout = slot[suit]
+    layout = jnp.asarray(slot)[suit]  # (slot may be a numpy table)
+
+    pos = jnp.arange(NUM_POS)
 
     def take(rest, _):
-        held = held_paths(layout, rest) & (jnp.asarray(P_LEN) >= 2)
-        score = jnp.where(held, jnp.asarray(P_LEN) * 32 + jnp.asarray(P_TOP), -1)
+        # the longest held path, the highest of those, its first alternative on a tie: the
+        # longest run ending at each position, scored alternative-major (the path table's order)
+        run = pair_runs(layout, rest)
+        score = jnp.where(run >= 2, run * 32 + pos + 3, -1).reshape(-1)
         best = jnp.argmax(score)
         ok = score[best] >= 0
-        members = jnp.zeros(PAD, bool).at[path_types(layout, best[None])[0]].max(
-            jnp.asarray(P_MEM)[best] & ok)
-        out = (jnp.where(ok, jnp.asarray(P_LEN)[best], 0), jnp.where(ok, jnp.asarray(P_TOP)[best], 0),
-               members)
-        return rest & ~members, out
+        alt, top = jnp.divmod(best, NUM_POS)
+        length = jnp.where(ok, run.reshape(-1)[best], 0)
+        members = jnp.zeros(PAD, bool).at[layout[:, alt]].max((pos <= top) & (pos > top - length))
+        return rest & ~members, (length, jnp.where(ok, top + 3, 0), members)
 
     rest, (lens, tops, masks) = jax.lax.scan(take, c == 2, None, length=MAX_TRACTORS, unroll=True)
     return lens, tops, masks, rest, c == 1
@@ -208,11 +218,12 @@ def throw_check(lead, others, eff, order, slot):
     low_pair = jnp.min(jnp.where(pairs, order, big))
     top_pair = jnp.max(jnp.where(oth == 2, order[None, :], 0))
     pair_fail = top_pair > low_pair
-    # paths some other hand holds (reduced over the hands first: XLA's CPU reduction over
-    # the hands and the paths at once is very slow)
-    held_o = jnp.any(jax.vmap(lambda h: held_paths(slot[suit], h == 2))(oth), axis=0)  # [P]
-    beat = jnp.any(held_o[None, :] & (jnp.asarray(P_LEN)[None, :] == lens[:, None])
-                   & (jnp.asarray(P_TOP)[None, :] > tops[:, None]), axis=1)
+    # a tractor is beaten by a run as long in another hand ending higher (the longest run at
+    # each position first: XLA's CPU reduction over hands and positions at once is very slow)
+    runs = jax.vmap(lambda h: pair_runs(slot[suit], h == 2))(oth)  # [k, 4, 16]
+    longest = jnp.max(runs.reshape(-1, NUM_POS), axis=0)
+    above = (jnp.arange(NUM_POS) + 3)[None, :] > tops[:, None]  # [6, 16]
+    beat = jnp.any((longest[None, :] >= lens[:, None]) & above, axis=1)
     t_fail = beat & (lens > 0)
     t_pick = jnp.argmin(jnp.where(t_fail, lens * 32 + tops, 10_000))
     single_t = jnp.argmin(jnp.where(singles, order, big))
@@ -388,8 +399,9 @@ def _play_matches(c, suit, tractors, lead_pairs, slot):
 
 
 def _play_key(c, suit, k1, lead_pairs, order, slot):
-    held = held_paths(slot[suit], c == 2)
-    key_chain = jnp.max(jnp.where(held & (jnp.asarray(P_LEN) == k1), jnp.asarray(P_TOP), 0))
+    # the top of the highest held path of k1 pairs: the highest position a run of k1 reaches
+    reach = jnp.any(pair_runs(slot[suit], c == 2) >= k1, axis=0)
+    key_chain = jnp.max(jnp.where(reach, jnp.arange(NUM_POS) + 3, 0))
     key_pair = jnp.max(jnp.where(c == 2, order, 0))
     key_card = jnp.max(jnp.where(c > 0, order, 0))
     return jnp.where(k1 >= 2, key_chain, jnp.where(lead_pairs > 0, key_pair, key_card))
