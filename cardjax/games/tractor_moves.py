@@ -105,11 +105,11 @@ def context(level, trump):
     return jnp.asarray(EFF)[level, trump], jnp.asarray(ORD)[level, trump], jnp.asarray(SLOT)[level, trump]
 
 
-def path_types(slot, suit):
-    """int[P, 16]: the type at each member position of each path in ``suit`` (dummy elsewhere)."""
-    s = slot[suit]  # [16, 4]
-    t = s[np.arange(NUM_POS)[None, :], jnp.asarray(P_ALT)[:, None]]
-    return jnp.where(jnp.asarray(P_MEM), t, DUMMY)
+def path_types(layout, rows):
+    """int[R, 16]: the type at each member position of the paths ``rows`` (int[R]) of the suit laid
+    out as ``layout`` (``slot[suit]``, int[16, 4]); dummy elsewhere."""
+    t = jnp.asarray(layout)[np.arange(NUM_POS)[None, :], jnp.asarray(P_ALT)[rows][:, None]]
+    return jnp.where(jnp.asarray(P_MEM)[rows], t, DUMMY)
 
 
 def path_members(suit, eff, slot):
@@ -127,12 +127,23 @@ def path_members(suit, eff, slot):
 
 def valid_paths(slot, suit):
     """bool[P]: paths of ``suit`` whose every position exists (no missing alternative)."""
-    return jnp.all(~jnp.asarray(P_MEM) | (path_types(slot, suit) != DUMMY), axis=1)
+    return held_paths(slot[suit], jnp.arange(PAD) != DUMMY)
 
 
-def held_paths(pt, pairs):
-    """bool[P]: paths all of whose positions are pairs in ``pairs`` (bool[55])."""
-    return jnp.all(~jnp.asarray(P_MEM) | pairs[pt], axis=1)
+def pair_runs(layout, pairs):
+    """int[4, 16]: along each alternative's line of positions of the suit laid out as
+    ``layout`` (``slot[suit]``), the length of the run of pairs (``pairs`` bool[55]) ending at
+    each position.  A path of length L with its top at position e is held iff its alternative's
+    run at e is at least L (a path not through the layered position is the same in every
+    alternative, and the table lists it under alternative 0)."""
+    return _run_lengths(pairs[layout].T)
+
+
+def held_paths(layout, pairs):
+    """bool[P]: the paths of the suit laid out as ``layout`` (``slot[suit]``) all of whose
+    positions are pairs in ``pairs`` (bool[55]).  (Gathering every path's types instead reads
+    a 301 x 16 table per game.)"""
+    return pair_runs(layout, pairs)[P_ALT, P_START + P_LEN - 1] >= P_LEN
 
 
 def pad(c):
@@ -166,18 +177,21 @@ def units(c, suit, eff, slot):
     singles.  Returns (tractor lengths int[6] (0 = none), tractor tops int[6], tractor types
     bool[6, 55], leftover pair types bool[55], single types bool[55])."""
     del eff  # the suit's layout (slot) says it all
-    pt = path_types(slot, suit)  # [P, 16]; position space is 3x cheaper than type space
-    mem_pos = jnp.asarray(P_MEM)
+    layout = jnp.asarray(slot)[suit]  # (slot may be a numpy table)
+
+    pos = jnp.arange(NUM_POS)
 
     def take(rest, _):
-        held = held_paths(pt, rest) & (jnp.asarray(P_LEN) >= 2)
-        score = jnp.where(held, jnp.asarray(P_LEN) * 32 + jnp.asarray(P_TOP), -1)
+        # the longest held path, the highest of those, its first alternative on a tie: the
+        # longest run ending at each position, scored alternative-major (the path table's order)
+        run = pair_runs(layout, rest)
+        score = jnp.where(run >= 2, run * 32 + pos + 3, -1).reshape(-1)
         best = jnp.argmax(score)
         ok = score[best] >= 0
-        members = jnp.zeros(PAD, bool).at[pt[best]].max(mem_pos[best] & ok)
-        out = (jnp.where(ok, jnp.asarray(P_LEN)[best], 0), jnp.where(ok, jnp.asarray(P_TOP)[best], 0),
-               members)
-        return rest & ~members, out
+        alt, top = jnp.divmod(best, NUM_POS)
+        length = jnp.where(ok, run.reshape(-1)[best], 0)
+        members = jnp.zeros(PAD, bool).at[layout[:, alt]].max((pos <= top) & (pos > top - length))
+        return rest & ~members, (length, jnp.where(ok, top + 3, 0), members)
 
     rest, (lens, tops, masks) = jax.lax.scan(take, c == 2, None, length=MAX_TRACTORS, unroll=True)
     return lens, tops, masks, rest, c == 1
@@ -204,10 +218,12 @@ def throw_check(lead, others, eff, order, slot):
     low_pair = jnp.min(jnp.where(pairs, order, big))
     top_pair = jnp.max(jnp.where(oth == 2, order[None, :], 0))
     pair_fail = top_pair > low_pair
-    pt = path_types(slot, suit)
-    held_o = jax.vmap(lambda h: held_paths(pt, h == 2))(oth)  # [k, P]
-    beat = jnp.any(held_o[:, None, :] & (jnp.asarray(P_LEN)[None, None, :] == lens[None, :, None])
-                   & (jnp.asarray(P_TOP)[None, None, :] > tops[None, :, None]), axis=(0, 2))
+    # a tractor is beaten by a run as long in another hand ending higher (the longest run at
+    # each position first: XLA's CPU reduction over hands and positions at once is very slow)
+    runs = jax.vmap(lambda h: pair_runs(slot[suit], h == 2))(oth)  # [k, 4, 16]
+    longest = jnp.max(runs.reshape(-1, NUM_POS), axis=0)
+    above = (jnp.arange(NUM_POS) + 3)[None, :] > tops[:, None]  # [6, 16]
+    beat = jnp.any((longest[None, :] >= lens[:, None]) & above, axis=1)
     t_fail = beat & (lens > 0)
     t_pick = jnp.argmin(jnp.where(t_fail, lens * 32 + tops, 10_000))
     single_t = jnp.argmin(jnp.where(singles, order, big))
@@ -223,26 +239,34 @@ def throw_check(lead, others, eff, order, slot):
     return ~fails, jnp.where(fails, played, lead), jnp.where(fails, lens_failed, lens)
 
 
+def _run_lengths(held):
+    """int[..., 16]: at each position of ``held`` (bool[..., 16]) the length of the run of True
+    ending there (0 where False)."""
+    idx = jnp.arange(held.shape[-1])
+    return idx - jax.lax.cummax(jnp.where(held, -1, idx), axis=held.ndim - 1)
+
+
 def _runs(held):
-    """int[16]: the length of each maximal run of True in ``held`` (bool[16]) at its last
-    position, 0 elsewhere."""
-    idx = jnp.arange(held.shape[0])
-    last_gap = jax.lax.cummax(jnp.where(held, -1, idx))
-    ends = held & ~jnp.concatenate([held[1:], jnp.zeros(1, bool)])
-    return jnp.where(ends, idx - last_gap, 0)
+    """int[..., 16]: the length of each maximal run of True in ``held`` (bool[..., 16]) at its
+    last position, 0 elsewhere."""
+    ends = held & ~jnp.concatenate([held[..., 1:], jnp.zeros_like(held[..., :1])], axis=-1)
+    return jnp.where(ends, _run_lengths(held), 0)
 
 
 def _best_fit(bins, items):
-    """Best-fit decreasing: each item (longest first) into the bin it leaves least room in.
-    Exact for up to three items (checked against exhaustive search over all item and bin
-    sizes a 25-card lead allows); with four or more it can miss a packing."""
-    ok = jnp.bool_(True)
+    """Best-fit decreasing: each item (longest first) into the bin it leaves least room in, for
+    each row of ``bins`` (int[..., m]).  Exact for up to three items (checked against exhaustive
+    search over all item and bin sizes a 25-card lead allows); with four or more it can miss a
+    packing."""
+    items = items.astype(bins.dtype)
+    ok = jnp.ones(bins.shape[:-1], bool)
+    slots = jnp.arange(bins.shape[-1])
     for i in range(items.shape[0]):
         k = items[i]
         slack = bins - k
-        j = jnp.argmin(jnp.where(slack >= 0, slack, 99))
-        ok = ok & ((k == 0) | (slack[j] >= 0))
-        bins = bins.at[j].add(jnp.where(k > 0, -k, 0))
+        j = jnp.argmin(jnp.where(slack >= 0, slack, 99), axis=-1)
+        ok = ok & ((k == 0) | jnp.any(slack >= 0, axis=-1))
+        bins = bins - jnp.where(slots == j[..., None], k, 0)  # a select, not a scatter
     return ok
 
 
@@ -261,17 +285,20 @@ def chains_fit(pairs, suit, slot, items):
     held = pairs[s] & (s != DUMMY)
     lay = jnp.argmax(jnp.any(s != s[:, :1], axis=1))  # the layered position (0 when none)
     pos = jnp.arange(NUM_POS)
-    line = held[:, 0]
-
-    def fits(a_low, a_high):
-        at = lambda a: jnp.where(pos == lay, held[lay, a], line)  # noqa: E731
-        through = _runs(at(a_low))
-        split = jnp.concatenate([_runs(at(a_low) & (pos <= lay)), _runs(at(a_high) & (pos >= lay))])
-        bins = jnp.where(a_low == a_high, jnp.concatenate([through, jnp.zeros_like(through)]), split)
-        return _best_fit(bins, items)
-
+    # the line of positions with each alternative at the layered one: [4, 16]
+    at = jnp.where(pos[None, :] == lay, held[lay][:, None], held[None, :, 0])
+    # runs through the layered position, and up to / from it (each distinct one once)
+    through, below, above = (_runs(x).astype(jnp.int8)
+                             for x in (at, at & (pos <= lay), at & (pos >= lay)))
     lows, highs = np.divmod(np.arange(NUM_ALT * NUM_ALT), NUM_ALT)
-    return jnp.any(jax.vmap(fits)(jnp.asarray(lows), jnp.asarray(highs)))
+    # the bins of each way of linking, 17 a row: the runs ending below the layered position come
+    # from ``below``, those ending above it from ``above``, and both can end at it (the order of
+    # the bins does not change a best-fit packing)
+    split = jnp.where(pos > lay, above[highs], below[lows])
+    pad = jnp.zeros((lows.size, 1), jnp.int8)
+    bins = jnp.where((lows == highs)[:, None], jnp.concatenate([through[lows], pad], axis=1),
+                     jnp.concatenate([split, above[highs, lay][:, None]], axis=1))  # [16, 17]
+    return jnp.any(_best_fit(bins, items))
 
 
 # ---------------------------------------------------------------------------- following
@@ -303,8 +330,8 @@ def follow_mask(hand, part, suit, n, k1, lead_pairs, eff, slot):
     short_ok = avail & (in_suit | (off_suit < n - h_n))
     # |H| > n
     pairt = h == 2
-    pt = path_types(slot, suit)
-    held = held_paths(pt, pairt)
+    layout = slot[suit]
+    held = held_paths(layout, pairt)
     lh = jnp.max(jnp.where(held, jnp.asarray(P_LEN), 0))
     t_star = jnp.where((k1 >= 2) & (lh >= 2), jnp.minimum(k1, lh), 0)
     p_t = jnp.minimum(lead_pairs, jnp.sum(pairt))
@@ -317,7 +344,7 @@ def follow_mask(hand, part, suit, n, k1, lead_pairs, eff, slot):
     c1_t = c1 + up0 - up1
     # only the chains of length t_star count: their rows of the path table, as type masks
     rows = jnp.asarray(LEN_ROWS)[t_star]
-    mem = jnp.zeros((rows.shape[0], PAD), bool).at[jnp.arange(rows.shape[0])[:, None], pt[rows]].max(
+    mem = jnp.zeros((rows.shape[0], PAD), bool).at[jnp.arange(rows.shape[0])[:, None], path_types(layout, rows)].max(
         jnp.asarray(P_MEM)[rows])  # [R, 55]
     a2 = jnp.sum(mem & w2[None, :], axis=1)
     a1 = jnp.sum(mem & w1[None, :], axis=1)
@@ -339,12 +366,12 @@ def unit_prefix_mask(hand, part, eff, slot):
     avail = hand - part > 0
 
     def ok(p, t):
-        pt = path_types(slot, jnp.minimum(eff[t], TRUMP))  # the suit of the lead with t added
+        layout = slot[jnp.minimum(eff[t], TRUMP)]  # the suit of the lead with t added
         types = p > 0
         ntypes = jnp.sum(types)
         n1 = jnp.sum(p == 1)
         # the types form one path: a held path (over "present" types) of length ntypes
-        is_path = jnp.any(held_paths(pt, types) & (jnp.asarray(P_LEN) == ntypes))
+        is_path = jnp.any(held_paths(layout, types) & (jnp.asarray(P_LEN) == ntypes))
         one = jnp.argmax(p == 1)
         complete = (n1 == 0) | ((n1 == 1) & ((ntypes == 1) | (hand[one] == 2)))
         return is_path & complete
@@ -363,15 +390,21 @@ def play_key(c, suit, tractors, lead_pairs, order, slot):
     disjoint tractors of the lead's lengths ``tractors`` int[6]), and the order of the highest
     card of its largest unit (the top of its best chain of the lead's longest tractor, its best
     pair, or its best card)."""
-    k1 = tractors[0]
-    pt = path_types(slot, suit)
-    held = held_paths(pt, c == 2)
-    matches = (jnp.sum(c == 2) >= lead_pairs) & chains_fit(c == 2, suit, slot, tractors)
-    key_chain = jnp.max(jnp.where(held & (jnp.asarray(P_LEN) == k1), jnp.asarray(P_TOP), 0))
+    return (_play_matches(c, suit, tractors, lead_pairs, slot),
+            _play_key(c, suit, tractors[0], lead_pairs, order, slot))
+
+
+def _play_matches(c, suit, tractors, lead_pairs, slot):
+    return (jnp.sum(c == 2) >= lead_pairs) & chains_fit(c == 2, suit, slot, tractors)
+
+
+def _play_key(c, suit, k1, lead_pairs, order, slot):
+    # the top of the highest held path of k1 pairs: the highest position a run of k1 reaches
+    reach = jnp.any(pair_runs(slot[suit], c == 2) >= k1, axis=0)
+    key_chain = jnp.max(jnp.where(reach, jnp.arange(NUM_POS) + 3, 0))
     key_pair = jnp.max(jnp.where(c == 2, order, 0))
     key_card = jnp.max(jnp.where(c > 0, order, 0))
-    key = jnp.where(k1 >= 2, key_chain, jnp.where(lead_pairs > 0, key_pair, key_card))
-    return matches, key
+    return jnp.where(k1 >= 2, key_chain, jnp.where(lead_pairs > 0, key_pair, key_card))
 
 
 def trick_winner(plays, leader, tractors, lead_pairs, eff, order, slot):
@@ -382,13 +415,14 @@ def trick_winner(plays, leader, tractors, lead_pairs, eff, order, slot):
     lead = plays[leader]
     lsuit, _ = suit_of_play(lead, eff)
     seats = (leader + jnp.arange(4)) % 4
-
-    def judge(x):
-        xs, one = suit_of_play(x, eff)
-        m, key = play_key(x, xs, tractors, lead_pairs, order, slot)
-        return xs, one & ((xs == lsuit) | (xs == TRUMP)) & m, key
-
-    xsuit, valid, keys = jax.vmap(judge)(plays[seats])  # in playing order, the lead first
+    ordered = plays[seats]  # in playing order, the lead first
+    xsuit, one = jax.vmap(lambda x: suit_of_play(x, eff))(ordered)
+    keys = jax.vmap(lambda x, xs: _play_key(x, xs, tractors[0], lead_pairs, order, slot))(
+        ordered, xsuit)
+    # the lead's own structure is never judged: only the followers' plays are matched
+    m = jax.vmap(lambda x, xs: _play_matches(x, xs, tractors, lead_pairs, slot))(
+        ordered[1:], xsuit[1:])
+    valid = one & ((xsuit == lsuit) | (xsuit == TRUMP)) & jnp.concatenate([jnp.ones(1, bool), m])
 
     def better(best, i):
         bsuit, bkey, win = best
