@@ -112,24 +112,6 @@ def path_types(layout, rows):
     return jnp.where(jnp.asarray(P_MEM)[rows], t, DUMMY)
 
 
-def path_members(suit, eff, slot):
-    """bool[P, 55]: type t lies on path p of ``suit``: p covers t's position and, where t is
-    a layered type (one alternative of its position), p takes that alternative."""
-    hit = slot[suit][:, :, None] == jnp.arange(PAD)[None, None, :]  # [16, 4, 55]
-    at_pos = jnp.any(hit, axis=1)  # [16, 55]
-    pos = jnp.argmax(at_pos, axis=0)  # [55]
-    n_alt = jnp.sum(hit, axis=(0, 1))
-    alt = jnp.where(n_alt == 1, jnp.argmax(jnp.any(hit, axis=0), axis=0), -1)  # -1: every alt
-    on = jnp.asarray(P_MEM)[:, pos]  # [P, 55]
-    alt_ok = (alt[None, :] < 0) | (jnp.asarray(P_ALT)[:, None] == alt[None, :])
-    return on & alt_ok & jnp.any(at_pos, axis=0)[None, :] & (eff == suit)[None, :]
-
-
-def valid_paths(slot, suit):
-    """bool[P]: paths of ``suit`` whose every position exists (no missing alternative)."""
-    return held_paths(slot[suit], jnp.arange(PAD) != DUMMY)
-
-
 def pair_runs(layout, pairs):
     """int[4, 16]: along each alternative's line of positions of the suit laid out as
     ``layout`` (``slot[suit]``), the length of the run of pairs (``pairs`` bool[55]) ending at
