@@ -10,7 +10,10 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
+import os
 import pathlib
+import subprocess
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -60,6 +63,17 @@ def load_script(path: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def run_on_cpu_devices(code: str, devices: int) -> str:
+    """Run ``code`` in a fresh Python process with ``devices`` forced CPU devices (JAX fixes
+    the device count at start-up); fail with its stderr unless it exits 0; return its stdout."""
+    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}",
+               JAX_PLATFORMS="cpu")
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r.stdout
 
 
 def read_metrics(out: str) -> list[dict]:

@@ -18,7 +18,7 @@ import pytest
 
 from cardjax.search import mcts
 from cardjax.train import alphazero
-from conftest import load_script
+from conftest import load_script, run_on_cpu_devices
 
 scrofazero = load_script("experiments/scrofazero.py")
 
@@ -197,12 +197,7 @@ np.testing.assert_allclose(float(m1["loss"]), float(n1["loss"]), rtol=1e-4)
 np.testing.assert_array_equal(np.asarray(s1.buffer.policy), np.asarray(r1.buffer.policy))
 print("ok", float(m1["loss"]))
 """
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4",
-               JAX_PLATFORMS="cpu")
-    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                       timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    assert r.stdout.startswith("ok")
+    assert run_on_cpu_devices(code, 4).startswith("ok")
 
 
 def _cli_run(out, env_extra, n_proc=1):

@@ -1,22 +1,18 @@
-"""scripts/benchmark.py runs end to end on a tiny config and rejects bad flags."""
+"""scripts/benchmark.py and scripts/benchmark_training.py run end to end on tiny configs and
+reject bad flags."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "benchmark.py"
+from conftest import load_script
 
 
 @pytest.fixture(scope="module")
 def bench_script():
-    spec = importlib.util.spec_from_file_location("cardjax_benchmark_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/benchmark.py")
 
 
 def test_tiny_run_writes_json(bench_script, tmp_path, capsys):
@@ -125,15 +121,9 @@ def test_tractor_tiny_run_counts_sub_actions_and_hands(bench_script, capsys):
 
 
 # ------------------------------------------------------------------ scripts/benchmark_training.py
-TRAINING_SCRIPT = SCRIPT.parent / "benchmark_training.py"
-
-
 @pytest.fixture(scope="module")
 def training_script():
-    spec = importlib.util.spec_from_file_location("cardjax_benchmark_training", TRAINING_SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/benchmark_training.py")
 
 
 def test_training_benchmark_dmc_pools_and_dense(training_script, tmp_path, capsys):

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import jax
 import jax.numpy as jnp
@@ -24,7 +22,8 @@ from cardjax.agents import dmc as dmc_agent
 from cardjax.games import gongzhu as gz_rules
 from cardjax.train import dmc, dmc_cli, runner
 from conftest import (assert_refuses_to_mix, assert_same_run, assert_update_lowers_loss,
-                      load_script, read_metrics, restore_newest, straight_and_resumed, tree_index)
+                      load_script, read_metrics, restore_newest, run_on_cpu_devices,
+                      straight_and_resumed, tree_index)
 
 gongzhu_dmc = load_script("experiments/gongzhu_dmc.py")
 
@@ -290,9 +289,4 @@ np.testing.assert_array_equal(np.asarray(s.buffer.action), np.asarray(r.buffer.a
 np.testing.assert_allclose(np.asarray(s.buffer.target), np.asarray(r.buffer.target))
 print("ok")
 """
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2",
-               JAX_PLATFORMS="cpu")
-    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                       timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    assert r.stdout.startswith("ok")
+    assert run_on_cpu_devices(code, 2).startswith("ok")
