@@ -50,8 +50,13 @@ def test_tiny_run_writes_json(bench_script, tmp_path, capsys):
     (["--repeats", "0"], "positive integer"),
 ])
 def test_bad_flags_exit_with_usage_error(bench_script, capsys, argv, message):
+    assert_usage_error(bench_script.main, argv, message, capsys)
+
+
+def assert_usage_error(main, argv, message, capsys):
+    """``main(argv)`` exits with argparse's usage error (2) and ``message`` on stderr."""
     with pytest.raises(SystemExit) as exc:
-        bench_script.main(argv)
+        main(argv)
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
 
@@ -155,7 +160,4 @@ def test_training_benchmark_dmc_pools_and_dense(training_script, tmp_path, capsy
     (["--trainer", "chess"], "invalid choice"),
 ])
 def test_training_benchmark_bad_flags(training_script, capsys, argv, message):
-    with pytest.raises(SystemExit) as exc:
-        training_script.main(argv)
-    assert exc.value.code == 2
-    assert message in capsys.readouterr().err
+    assert_usage_error(training_script.main, argv, message, capsys)
