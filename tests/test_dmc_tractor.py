@@ -104,6 +104,33 @@ def test_action_table():
     assert not t[54:, 66:].any()  # done, pass, declarations: their one-hot only
 
 
+def test_dynamic_action_table_matches_the_features():
+    """Row ``a + 66 * (5 * level + trump)``: a card's one-hot at its place in the dynamic
+    encoding -- where ``to_dynamic`` puts that card in the features --, its effective suit
+    (plain suits in SUIT_ORDER, trump 5th), its order and points; other actions their one-hot."""
+    from cardjax.games import tractor_moves as tm
+
+    t = dmc.tractor_dynamic_action_table()
+    assert t.shape == (13 * 5 * 66, 89) and t.dtype == bool
+    env = cardjax.make("tractor")
+    game = dmc.tractor_game(env, dynamic=True)
+    s = env.trick_state(["A♠ 4♥ 5♦", "3♦", "3♣", "3♠"], 4, "H", leader=0, dealer=0)
+    rows = np.asarray(game.action_rows(s))
+    assert rows.tolist() == list(range(66 * (5 * 2 + 1), 66 * (5 * 2 + 2)))
+    hand = np.asarray(game.features(s))[:54]
+    for card, suit, order, five in [("A♠", 0, 14, 0), ("4♥", 4, 16, 0), ("5♦", 1, 5, 1)]:
+        a = tractor.card_type(card)
+        row = t[rows[a]]
+        place = tm.DYN[2, 1, a]
+        assert np.flatnonzero(row[:66]).tolist() == [place] and hand[place] == 100
+        assert np.flatnonzero(row[66:71]).tolist() == [suit]
+        assert np.flatnonzero(row[71:87]).tolist() == [order - 3]
+        assert row[87:].tolist() == [five, 0]
+    for a in range(54, 66):
+        assert np.flatnonzero(t[rows[a]]).tolist() == [a]
+    assert game.num_actions == 66 and dmc.tractor_game(env).num_actions == 66
+
+
 def test_step_rewards_pay_trick_points_to_teams():
     env = cardjax.make("tractor")
     game = dmc.tractor_game(env, point_reward=0.01)
@@ -198,6 +225,14 @@ def test_decision_roles_are_phases(final_state):
     phase = np.argmax(buf.obs[..., PHASE:PHASE + 5], axis=-1)
     assert np.all(buf.obs[..., PHASE:PHASE + 5].max(axis=-1)[w] == 200)
     np.testing.assert_array_equal(buf.role[w], np.minimum(phase[w], 3))
+    # the actions are stored as rows of the dynamic table: their level and trump are the
+    # state's, and a card played or buried is in the hand, at its dynamic place
+    level = np.argmax(buf.obs[..., 54:67], axis=-1)
+    trump = np.argmax(buf.obs[..., 67:72], axis=-1)
+    np.testing.assert_array_equal(buf.action[w] // 66, (5 * level + trump)[w])
+    card = w & (buf.role > 0) & (buf.action % 66 < 54)
+    place = dmc.tractor_dynamic_action_table()[buf.action[card], :54].argmax(axis=-1)
+    assert card.sum() > 100 and np.all(buf.obs[card][np.arange(card.sum()), place] > 0)
     for b in range(4):
         n = int(w[:, b].sum())
         assert np.all(w[:n, b]) and not np.any(w[n:, b])
@@ -281,7 +316,8 @@ def test_loaded_agent_plays_legal_moves_to_the_end(runs):
 @pytest.mark.parametrize("flag", ["--num_envs=0", "--epsilon=1.5", "--throw_penalty=5",
                                   "--discount=hand",
                                   "--gamma=0", "--k=-3", "--point_reward=-1",
-                                  "--oracle_iterations=x", "--eval_deals=-1"])
+                                  "--oracle_iterations=x", "--eval_deals=-1",
+                                  "--encoding=sorted"])
 def test_cli_rejects_bad_flags(flag, capsys):
     with pytest.raises(SystemExit):
         shengji.parse_args([flag])
@@ -293,6 +329,15 @@ def test_cli_defaults_and_leveling_rate():
     cfg = dmc.Config.from_dict({**shengji.TRAIN_DEFAULTS, "throw_penalty": 10,
                                 "oracle_iterations": 50})
     assert cfg.game == "tractor" and cfg.gamma == 0.95 and cfg.throw_penalty == 10
+    assert cfg.encoding == "dynamic" and shengji.parse_args(["--encoding", "static"]).encoding \
+        == "static"
+    # a run saved before the encoding option was trained on the static features
+    old = {k: v for k, v in cfg.to_dict().items() if k != "encoding"}
+    assert dmc.Config.from_dict(old).encoding == "static"
+    with pytest.raises(ValueError, match="encoding"):
+        dmc.Config.for_game("tractor", encoding="sorted")
+    with pytest.raises(ValueError, match="Tractor options"):
+        dmc.Config(encoding="dynamic")
     assert args.throw_penalty == 10 and args.oracle_iterations == 50 and args.gamma is None
     with pytest.raises(ValueError, match="Tractor options"):
         dmc.Config(point_reward=0.01)

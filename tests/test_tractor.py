@@ -60,6 +60,67 @@ def test_orders_skip_level_and_trump_chain():
     assert tm.EFF[lv, nt][T.card_type("2♠")] == 0
 
 
+def test_dynamic_encoding_places():
+    """The report's figure 4.1: at level 4 with hearts trump, 3-3-5-5♥ sit side by side (the level
+    rank is skipped); the trump suit comes after the plain suits, then the level cards and the
+    jokers.  Over every level and trump: a permutation, and within an effective suit the places
+    rise with the cards' order."""
+    lv, h = T.parse_level(4), T.parse_trump("H")
+    place = lambda c, lv=lv, tr=h: int(tm.DYN[lv, tr, T.card_type(c)])  # noqa: E731
+    assert place("5♥") == place("3♥") + 1 == 38
+    assert [place(c) for c in ("2♠", "A♠", "2♦", "A♣", "2♥", "A♥")] == [0, 11, 12, 35, 36, 47]
+    assert [place(c) for c in ("4♠", "4♦", "4♣", "4♥", "XJ", "DJ")] == [48, 49, 50, 51, 52, 53]
+    nt = T.parse_trump("NT")
+    assert [place(c, tr=nt) for c in ("2♠", "2♣", "A♣", "4♠", "4♣")] == [0, 36, 47, 48, 51]
+    assert tm.SUIT_ORDER[h].tolist() == [0, 2, 3, 1] and tm.SUIT_ORDER[nt].tolist() == [0, 1, 2, 3]
+    for lv in range(13):
+        for tr in range(5):
+            dyn, eff, order = tm.DYN[lv, tr], tm.EFF[lv, tr, :54], tm.ORD[lv, tr, :54]
+            assert sorted(dyn.tolist()) == list(range(54))
+            for e in range(5):
+                cards = np.flatnonzero(eff == e)
+                by_place = cards[np.argsort(dyn[cards])]
+                assert np.all(np.diff(order[by_place]) >= 0), (lv, tr, e)
+
+
+def test_to_dynamic_reorders_every_card_block():
+    """A state's observation in the dynamic encoding: each 54-card block (own hand, table,
+    played, revealed, last trick per seat, kitty; the oracle's hands and kitty) holds type t at
+    place DYN[t], the voids' suits follow SUIT_ORDER, and everything else is unchanged."""
+    env = T.Tractor()
+    hands = ["A♠ A♠ K♠ 3♥ 5♥ 5♥ 4♥ XJ", "2♦ 3♦", "4♠ 7♣", "DJ 6♥"]
+    s = env.trick_state(hands, 4, "H", leader=0, dealer=0)
+    s = s.replace(voids=s.voids.at[1, 3].set(True).at[2, 4].set(True),
+                  played=s.played.at[3, T.card_type("9♦")].set(1))
+    lv, tr = int(s.level), int(s.trump)
+    obs = np.asarray(env.observe_oracle(s, 0))
+    dyn = np.asarray(T.to_dynamic(jnp.asarray(obs), s.level, s.trump))
+    assert dyn.shape == (T.ORACLE_SIZE,) and dyn.sum() == pytest.approx(obs.sum())
+    place = tm.DYN[lv, tr]
+    hand = np.zeros(54)
+    hand[place] = np.asarray(s._hands[0]) / 2
+    np.testing.assert_array_equal(dyn[:54], hand)
+    played = 81 + 54 * 4 + 54 * 3  # the played block of seat 3 (relative: previous)
+    assert dyn[played + place[T.card_type("9♦")]] == 0.5
+    assert dyn[played:played + 54].sum() == 0.5
+    oracle = T.OBS_SIZE + 54 * 3  # seat 3's hand in the oracle part
+    assert dyn[oracle + place[T.card_type("DJ")]] == 0.5 == dyn[oracle + 53]
+    voids = 81 + 16 * 54
+    v = dyn[voids:voids + 20].reshape(4, 5)
+    assert v[1].tolist() == [0, 0, 1, 0, 0]  # clubs: the third plain suit (S D C, then H)
+    assert v[2].tolist() == [0, 0, 0, 0, 1]  # trump stays last
+    cards = np.zeros(T.ORACLE_SIZE, bool)
+    for b in [0] + [81 + 54 * i for i in range(16)] + [T.OBS_SIZE - 54] + \
+            [T.OBS_SIZE + 54 * i for i in range(5)]:
+        cards[b:b + 54] = True
+    cards[voids:voids + 20] = True
+    np.testing.assert_array_equal(dyn[~cards], obs[~cards])
+    np.testing.assert_array_equal(np.asarray(T.to_dynamic(jnp.asarray(obs[:T.OBS_SIZE]), lv, tr)),
+                                  dyn[:T.OBS_SIZE])
+    with pytest.raises(ValueError, match="1033"):
+        T.to_dynamic(jnp.zeros(1033), lv, tr)
+
+
 # ---------------------------------------------------------------------------- appendix 7.2
 def test_single_pattern_spade_single():
     assert opts(P2, "K♠") == {"K♠", "J♠", "7♠", "3♠"}

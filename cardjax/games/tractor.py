@@ -101,6 +101,42 @@ KITTY = 8
 # chaodi rank of a pair declaration of suit S, H, D, C; XJ pair 4, DJ pair 5
 CHAODI_SUIT_KEY = np.array([3, 2, 0, 1], np.int32)
 OBS_SIZE = 54 + 13 + 5 + 4 + 5 + 4 * 54 * 4 + 4 * 5 + 4 + 4 + 3 + 4 + 54  # see observe
+ORACLE_SIZE = OBS_SIZE + 5 * 54  # observe_oracle: every hand and the kitty appended
+
+
+def _dynamic_template(n: int):
+    """For :func:`to_dynamic` of a vector of length ``n``: per entry, the start of its 54-card
+    block (-1: none) and its void row (-1: not a suit column of the voids)."""
+    starts = [0] + [81 + 54 * i for i in range(16)] + [OBS_SIZE - 54]  # see observe
+    if n == ORACLE_SIZE:
+        starts += [OBS_SIZE + 54 * i for i in range(5)]
+    block = np.full(n, -1, np.int32)
+    for b in starts:
+        block[b:b + 54] = b
+    void = np.full(n, -1, np.int32)
+    v0 = 81 + 16 * 54  # voids [4 seats, 5 effective suits]; column 4 (trump) stays
+    for r in range(4):
+        void[v0 + 5 * r:v0 + 5 * r + 4] = v0 + 5 * r
+    return block, void
+
+
+def to_dynamic(obs, level, trump) -> Array:
+    """``observe`` (or ``observe_oracle``) in the dynamic card encoding of the ShengJi+ report:
+    every 54-card block reordered so that place ``p`` holds the type placed at ``p`` by
+    :data:`tractor_moves.DYN` for this ``level`` and ``trump`` (the plain suits, then the trump
+    suit, then the level cards and jokers), and the voids' four suit columns in
+    :data:`tractor_moves.SUIT_ORDER` (the trump suit last).  The other entries stay."""
+    n = obs.shape[-1]
+    if n not in (OBS_SIZE, ORACLE_SIZE):
+        raise ValueError(f"to_dynamic needs an observe ({OBS_SIZE}) or observe_oracle "
+                         f"({ORACLE_SIZE}) vector, got length {n}")
+    block, void = (jnp.asarray(x) for x in _dynamic_template(n))
+    type_at = jnp.argsort(jnp.asarray(tm.DYN)[level, trump])  # the type at each place
+    col = jnp.arange(n) - jnp.maximum(block, void)
+    idx = jnp.where(block >= 0, block + type_at[col % 54],
+                    jnp.where(void >= 0, void + jnp.asarray(tm.SUIT_ORDER)[trump][col % 4],
+                              jnp.arange(n)))
+    return obs[..., idx]
 
 
 @struct.dataclass
@@ -642,7 +678,8 @@ class Tractor(Env):
         return jnp.concatenate([jnp.asarray(x, jnp.float32).reshape(-1) for x in parts])
 
     def observe_oracle(self, state: State, seat) -> Array:
-        """``observe`` followed by every hand (relative to ``seat``) and the kitty, /2."""
+        """``observe`` followed by every hand (relative to ``seat``) and the kitty, /2
+        (``float32[ORACLE_SIZE]``)."""
         extra = jnp.concatenate([self._rel(state._hands, seat).reshape(-1), state._kitty]) / 2.0
         return jnp.concatenate([self.observe(state, seat), extra.astype(jnp.float32)])
 

@@ -77,6 +77,40 @@ def _context_tables():
 EFF, ORD, SLOT = _context_tables()
 
 
+def _dynamic_tables():
+    """The dynamic card encoding of the ShengJi+ report (4.2, figure 4.1): card places that
+    depend on the level and the trump suit, so that a network sees "a trump", "the second-best
+    plain card" at the same place in every hand.  ``SUIT_ORDER[trump]``: the plain suits in
+    S H D C order, then the trump suit (no trump: S H D C).  ``DYN[level, trump, type]``: the
+    place 0..53 of a type -- the plain suits, 12 ranks each in order (the level rank skipped, so
+    neighbouring places are neighbouring ranks, as in a tractor), in ``SUIT_ORDER``, then the
+    trump suit's 12 (places 36..47); then the level cards of the plain suits (48..50, in ``SUIT_ORDER``), of the
+    trump suit (51), XJ (52) and DJ (53).  With no trump the four suits fill 0..47 and their level
+    cards 48..51."""
+    order = np.zeros((5, 4), np.int32)
+    dyn = np.zeros((13, 5, NUM_TYPES), np.int32)
+    for tr in range(5):
+        plain = [s for s in range(4) if s != tr]
+        order[tr] = plain + ([tr] if tr < 4 else [])
+        for lv in range(13):
+            for t in range(NUM_TYPES):
+                e, o = EFF[lv, tr, t], ORD[lv, tr, t]
+                if t >= 52:
+                    place = t
+                elif e != TRUMP:
+                    place = 12 * plain.index(e) + o - 3
+                elif t % 13 == lv:  # a level card: the trump suit's, or a plain suit's
+                    place = 51 if t // 13 == tr else 48 + plain.index(t // 13)
+                else:  # the trump suit's other ranks
+                    place = 36 + o - 3
+                dyn[lv, tr, t] = place
+            assert sorted(dyn[lv, tr]) == list(range(NUM_TYPES))
+    return order, dyn
+
+
+SUIT_ORDER, DYN = _dynamic_tables()
+
+
 def _path_table():
     # alternatives only matter on the positions that can be layered (12, 13)
     rows = [(st, ln, a) for st in range(NUM_POS) for ln in range(1, NUM_POS - st + 1)

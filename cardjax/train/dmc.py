@@ -80,10 +80,16 @@ layers of ``head_width`` and a scalar Q.
 Tractor (:func:`tractor_game`, ShengJi+ report chapters 3.4-4).  Roles: one network per phase,
 ``declare``, ``bury``, ``chaodi``, ``play`` (``min(phase, 3)``), shared by the four seats, each
 seeing the game from its own seat: ``env.observe(state, current_player)`` (1,034 values: own hand,
-level, trump, dealer, phase, table / played / revealed / last trick per relative seat -- the
-report's dynamic card encoding --, voids, leaders, points, declarer, known kitty) x 200 as uint8.
-A decision is one sub-action (a card added to a lead, follow or the kitty, "done", a pass or a
-declaration), so ``gamma`` discounts per decision.  Action features: a static bool[66, 88] table
+level, trump, dealer, phase, table / played / revealed / last trick per relative seat, voids,
+leaders, points, declarer, known kitty) x 200 as uint8.  A decision is one sub-action (a card added
+to a lead, follow or the kitty, "done", a pass or a declaration), so ``gamma`` discounts per
+decision.  ``encoding="dynamic"`` (Tractor's default; report 4.2): the cards' places depend on the
+hand's level and trump (:func:`cardjax.games.tractor.to_dynamic`: plain suits, then the trump
+suit, then the level cards and jokers, each suit's ranks in order with the level rank skipped),
+so "a trump" or "the best plain card" is one input whatever the trump; the action features are
+then rows of :func:`tractor_dynamic_action_table` (per level and trump: the card's one-hot at its
+dynamic place, its effective suit, order and points; ``Game.action_rows``), and the buffer stores
+the row.  ``"static"``: the cards at fixed places and a bool[66, 88] table
 (:func:`tractor_action_table`: action one-hot, and for the 54 card types suit, rank and point
 flags).  Rewards (``step_rewards``): at every step the points the seat's team took (a trick to
 the attackers or defenders, a failed throw's ``penalty`` -- the env's ``throw_penalty`` option, the
@@ -176,7 +182,7 @@ GAME_DEFAULTS = {
     "gongzhu": {"reward": "points", "reward_scale": 0.01, "k": 13, "max_steps": 52},
     # ShengJi+: gamma 0.95, epsilon 0.015; at most 66 actions; a hand is at most 613 actions
     "tractor": {"reward": "levels", "k": 66, "k_fast": 4, "max_steps": 620, "epsilon": 0.015,
-                "gamma": 0.95, "point_reward": 0.01, "discount": "trick"},
+                "gamma": 0.95, "point_reward": 0.01, "discount": "trick", "encoding": "dynamic"},
 }
 
 
@@ -214,6 +220,10 @@ class Config(DictConfig):
     throw_penalty: int = 0
     oracle_iterations: int = 0
     discount: str = "step"  # gamma per step (= per decision), or per trick (Tractor: the report)
+    # Tractor: the cards' places in the features, fixed ("static") or by level and trump
+    # ("dynamic", the report's encoding; the default of Config.for_game, "static" for the runs
+    # saved before it existed)
+    encoding: str = "static"
 
     def __post_init__(self):
         if self.algorithm != "dmc":
@@ -245,10 +255,13 @@ class Config(DictConfig):
             raise ValueError(f"throw_penalty must be 0 or 10, got {self.throw_penalty}")
         if self.discount not in ("step", "trick"):
             raise ValueError(f"discount must be 'step' or 'trick', got {self.discount!r}")
+        if self.encoding not in ("static", "dynamic"):
+            raise ValueError(f"encoding must be 'static' or 'dynamic', got {self.encoding!r}")
         if self.game != "tractor" and (self.point_reward or self.throw_penalty
-                                       or self.oracle_iterations or self.discount != "step"):
-            raise ValueError("point_reward, throw_penalty, oracle_iterations and discount "
-                             "'trick' are Tractor options")
+                                       or self.oracle_iterations or self.discount != "step"
+                                       or self.encoding != "static"):
+            raise ValueError("point_reward, throw_penalty, oracle_iterations, discount "
+                             "'trick' and encoding 'dynamic' are Tractor options")
 
     @classmethod
     def for_game(cls, game: str, **fields) -> "Config":
@@ -275,7 +288,7 @@ class Game(NamedTuple):
 
     ``features(state) -> bool[F] | uint8[F]``: the acting seat's view, as stored in the buffer;
     ``role(state) -> int32``: which network acts; ``action_features``: NumPy ``[num_actions_scored,
-    G]`` table (the actions DMC chooses among are ``0 .. len(action_features) - 1``); ``history``:
+    G]`` table (the actions DMC chooses among are its rows, unless ``action_rows``); ``history``:
     ``(steps, size)``: the last ``steps * size`` features are a sequence for the LSTM (``(0, 0)``:
     none); ``outcome(final, totals) -> dict``: self-play stats (means over the batch) from the
     finished states and each game's rewards ``totals`` float[B, num_players].  Optional:
@@ -288,7 +301,10 @@ class Game(NamedTuple):
     bool`` (the step ends a discount period: Tractor's tricks, for ``discount="trick"``);
     ``final_reward(final) -> float32[num_players]`` and ``pre_round`` (roles): under
     ``discount="trick"`` the decisions of the ``pre_round`` roles are trained on the final reward
-    alone, undiscounted (the ShengJi+ report's targets for the phases before the tricks).
+    alone, undiscounted (the ShengJi+ report's targets for the phases before the tricks);
+    ``action_rows(state) -> int32[num_actions]``: each action's row of ``action_features`` in
+    this state (features that depend on the state, Tractor's dynamic encoding; None: action
+    ``a`` is row ``a``).
     """
 
     env: Any
@@ -305,10 +321,26 @@ class Game(NamedTuple):
     tick: Callable | None = None
     final_reward: Callable | None = None
     pre_round: tuple = ()
+    action_rows: Callable | None = None
 
     @property
     def num_roles(self) -> int:
         return len(self.role_names)
+
+    @property
+    def num_actions(self) -> int:
+        """The actions DMC chooses among: ``0 .. num_actions - 1``."""
+        if self.action_rows is None:
+            return self.action_features.shape[0]
+        return self.env.num_actions
+
+
+def feature_rows(game: Game, states, idx):
+    """The rows of ``game.action_features`` of the candidate actions ``idx`` [B, K] of a BATCH of
+    states (``idx`` itself unless the game has ``action_rows``)."""
+    if game.action_rows is None:
+        return idx
+    return jnp.take_along_axis(jax.vmap(game.action_rows)(states), idx, axis=1)
 
 
 def observe(game: Game, states, keep=None):
@@ -351,22 +383,59 @@ def tractor_action_table() -> np.ndarray:
     return table
 
 
-def tractor_game(env, point_reward: float = 0.0, oracle: bool = False) -> Game:
-    """The Tractor adapter (ShengJi+; see the module docstring)."""
+def tractor_dynamic_action_table() -> np.ndarray:
+    """bool[13 * 5 * 66, 89] features of Tractor's actions in the dynamic card encoding: row
+    ``a + 66 * (5 * level + trump)`` is action ``a`` at that level and trump.  The action one-hot
+    (66; a card at its place in :data:`tractor_moves.DYN`), then for the card actions their
+    effective suit (the plain suits in :data:`tractor_moves.SUIT_ORDER`, trump: 5), their rank in
+    it (16 orders, :data:`tractor_moves.ORD`) and their points (5; 10 or K: 2)."""
+    from cardjax.games import tractor
+    from cardjax.games import tractor_moves as tm
+
+    n, nt = tractor.NUM_ACTIONS, tractor.NUM_TYPES
+    t = np.arange(nt)
+    table = np.zeros((13, 5, n, n + 5 + 16 + 2), bool)
+    for lv in range(13):
+        for tr in range(5):
+            row = table[lv, tr]
+            row[np.arange(nt, n), np.arange(nt, n)] = True
+            row[t, tm.DYN[lv, tr]] = True
+            eff = tm.EFF[lv, tr, :nt]
+            slot = np.argsort(tm.SUIT_ORDER[tr])[np.minimum(eff, 3)]  # a plain suit's place
+            row[t, n + np.where(eff == tm.TRUMP, 4, slot)] = True
+            row[t, n + 5 + tm.ORD[lv, tr, :nt] - 3] = True
+            row[t, n + 21] = tm.POINTS[:nt] == 5
+            row[t, n + 22] = tm.POINTS[:nt] == 10
+    return table.reshape(13 * 5 * n, -1)
+
+
+def tractor_game(env, point_reward: float = 0.0, oracle: bool = False,
+                 dynamic: bool = False) -> Game:
+    """The Tractor adapter (ShengJi+; see the module docstring); ``dynamic``: the report's
+    dynamic card encoding (:func:`cardjax.games.tractor.to_dynamic`,
+    :func:`tractor_dynamic_action_table`)."""
     from cardjax.games import tractor
 
     if env.name != "tractor":
         raise ValueError(f"tractor_game needs the tractor env, got {env.name!r}")
-    table = tractor_action_table()
+    table = tractor_dynamic_action_table() if dynamic else tractor_action_table()
 
     def quantize(x):
         return jnp.round(x * TRACTOR_SCALE).astype(jnp.uint8)
 
+    def encode(x, state):
+        return tractor.to_dynamic(x, state.level, state.trump) if dynamic else x
+
     def features(state):
-        return quantize(env.observe(state, state.current_player))
+        return quantize(encode(env.observe(state, state.current_player), state))
 
     def hidden(state):  # every hand relative to the acting seat, and the kitty
-        return quantize(env.observe_oracle(state, state.current_player)[tractor.OBS_SIZE:])
+        full = env.observe_oracle(state, state.current_player)
+        return quantize(encode(full, state)[tractor.OBS_SIZE:])
+
+    def action_rows(state):
+        return jnp.arange(tractor.NUM_ACTIONS) + tractor.NUM_ACTIONS * (5 * state.level
+                                                                        + state.trump)
 
     def role(state):
         return jnp.minimum(state.phase, tractor.PLAY).astype(jnp.int32)
@@ -399,7 +468,8 @@ def tractor_game(env, point_reward: float = 0.0, oracle: bool = False) -> Game:
     return Game(env, ROLE_NAMES["tractor"], features, role, table, (0, 0), outcome, lockstep=False,
                 feature_scale=float(TRACTOR_SCALE), step_rewards=step_rewards,
                 oracle=hidden if oracle else None, tick=tick, final_reward=final_reward,
-                pre_round=(0, 1, 2))  # declare, bury, chaodi
+                pre_round=(0, 1, 2),  # declare, bury, chaodi
+                action_rows=action_rows if dynamic else None)
 
 
 def doudizhu_game(env) -> Game:
@@ -459,7 +529,8 @@ def gongzhu_game(env) -> Game:
 def make_game(cfg: Config, env=None) -> Game:
     if cfg.game == "tractor":
         env = env or cardjax.make("tractor", throw_penalty=cfg.throw_penalty)
-        return tractor_game(env, cfg.point_reward, cfg.oracle_iterations > 0)
+        return tractor_game(env, cfg.point_reward, cfg.oracle_iterations > 0,
+                            cfg.encoding == "dynamic")
     if cfg.game == "doudizhu":
         env = env or cardjax.make("doudizhu", reward=cfg.reward)
         return doudizhu_game(env)
@@ -620,10 +691,10 @@ def q_values(net: QNet, game: Game, params, state, k: int):
     """Greedy-play helper for ONE state: ``(indices, valid, q)`` of its legal candidates under
     the network of the state's role (all roles' nets run and the role's row is taken, so the
     params are not gathered per game under ``vmap``)."""
-    n = game.action_features.shape[0]
-    idx, valid, _ = compact(state.legal_action_mask[:n], k)
-    afeat = jnp.asarray(game.action_features)[idx]
-    obs = observe(game, jax.tree_util.tree_map(lambda x: x[None], state))[0]
+    idx, valid, _ = compact(state.legal_action_mask[:game.num_actions], k)
+    batch = jax.tree_util.tree_map(lambda x: x[None], state)
+    afeat = jnp.asarray(game.action_features)[feature_rows(game, batch, idx[None])[0]]
+    obs = observe(game, batch)[0]
     q_all = jax.vmap(net.apply, in_axes=(0, None, None))(params, obs, afeat)  # [R, k]
     q = q_all[game.role(state)]
     return idx, valid, jnp.where(valid, q, -jnp.inf)
@@ -642,8 +713,9 @@ def pool_sizes(k: int, k_fast: int) -> tuple:
 
 
 def score_slots(net: QNet, table, params, obs, idx, count, sizes: tuple, groups: int = 1):
-    """Q of the ``K`` candidate slots ``idx`` [B, K] of a batch of states ``obs`` [B, F] with
-    ``count`` [B] legal actions, under one network's ``params``.  Returns ``(q [B, K], rows)``:
+    """Q of the ``K`` candidate slots ``idx`` [B, K] (rows of ``table``, :func:`feature_rows`) of
+    a batch of states ``obs`` [B, F] with ``count`` [B] legal actions, under one network's
+    ``params``.  Returns ``(q [B, K], rows)``:
     the slots beyond a state's count, and the slot of a state with one legal action, get -inf or
     some value (the caller masks them with the slots' validity; a row of -inf picks slot 0, the
     one legal action); ``rows``, the candidates the head scored.
@@ -730,15 +802,14 @@ def greedy_actions(net: QNet, game: Game, params, states, k: int, k_fast: int = 
     """The greedy actions of a BATCH of states (leading axis B) whose acting roles may differ:
     each role's network scores the legal candidates (in :func:`score_slots`'s pools) of every
     state and each state takes its role's best.  Returns int32[B]."""
-    n = game.action_features.shape[0]
     table = jnp.asarray(game.action_features)
-    mask = states.legal_action_mask[:, :n]
+    mask = states.legal_action_mask[:, :game.num_actions]
     count = jnp.where(states.terminated, 0, jnp.sum(mask, axis=1, dtype=jnp.int32))
     idx, valid, _ = jax.vmap(compact, in_axes=(0, None))(mask, k)
     obs = observe(game, states)
     roles = jax.vmap(game.role)(states)
-    q, _ = score_by_role(net, table, params, obs, idx, count, roles, game.num_roles,
-                         pool_sizes(k, k_fast))
+    q, _ = score_by_role(net, table, params, obs, feature_rows(game, states, idx), count, roles,
+                         game.num_roles, pool_sizes(k, k_fast))
     best = jnp.argmax(jnp.where(valid, q, -jnp.inf), axis=1)
     return jnp.take_along_axis(idx, best[:, None], axis=1)[:, 0]
 
@@ -749,7 +820,7 @@ class Decisions:
     """Training decisions; leading axes ``[slots, steps, num_envs]`` in the buffer."""
 
     obs: Array  # bool or uint8 [..., F] the acting seat's features
-    action: Array  # int32[...] the action taken
+    action: Array  # int32[...] the action taken: its row of the game's action_features
     target: Array  # float32[...] Monte-Carlo return of the acting seat
     weight: Array  # float32[...] 1 = real decision of a finished game, 0 = padding
     role: Array | None = None  # int32[...] the network that acted (None: lockstep, by step)
@@ -802,7 +873,7 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
     tx = make_optimizer(cfg)
     R, T, B, K = game.num_roles, cfg.steps, cfg.num_envs, cfg.k
     table = jnp.asarray(game.action_features)
-    n_actions = table.shape[0]
+    n_actions = game.num_actions
     one_obs = jax.eval_shape(
         lambda k: observe(game, jax.tree_util.tree_map(lambda x: x[None], env.init(k)))[0],
         jax.random.PRNGKey(0))
@@ -885,8 +956,9 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
             idx, valid, overflow = jax.vmap(compact, in_axes=(0, None))(mask, K)
             obs = observe(game, states, keep)
             roles = jax.vmap(game.role)(states)
+            f_idx = feature_rows(game, states, idx)
             # finished games (all-True masks) need no scoring: count 0 keeps them out of the pool
-            q, rows = act_scores(params, t, obs, idx, count, alive, roles)
+            q, rows = act_scores(params, t, obs, f_idx, count, alive, roles)
             greedy = jnp.argmax(jnp.where(valid, q, -jnp.inf), axis=1)
             rand = jax.random.randint(k_rand, (B,), 0, jnp.maximum(jnp.minimum(count, K), 1))
             explore = jax.random.uniform(k_eps, (B,)) < cfg.epsilon
@@ -898,7 +970,8 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
             states = sharding.constrain(jax.vmap(env.step)(states, action), mesh, 0)
             rewards = (states.rewards if game.step_rewards is None
                        else jax.vmap(game.step_rewards)(prev, states))
-            row = dict(obs=obs, action=action, seat=seat, alive=alive, rewards=rewards,
+            row = dict(obs=obs, action=jnp.take_along_axis(f_idx, slot[:, None], axis=1)[:, 0],
+                       seat=seat, alive=alive, rewards=rewards,
                        role=roles)
             if ticking:
                 row["tick"] = jax.vmap(game.tick)(prev, states)

@@ -60,10 +60,14 @@ _TRAIN_FLAGS = {
                  "report's gamma^(tricks left))"),
     "oracle_iterations": (non_negative_int, "oracle guiding: hidden cards shown with a "
                           "probability falling to 0 over this many iterations (0: off)"),
+    "encoding": (None, "the cards' places in the features: by level and trump (dynamic, the "
+                 "report's) or fixed (static)"),
 }
 _ONLY = {"lstm": ("doudizhu",), "point_reward": ("tractor",), "throw_penalty": ("tractor",),
-         "discount": ("tractor",), "oracle_iterations": ("tractor",)}  # flags of some games
-_CHOICES = {"throw_penalty": (0, 10), "discount": ("step", "trick")}
+         "discount": ("tractor",), "oracle_iterations": ("tractor",),
+         "encoding": ("tractor",)}  # flags of some games
+_CHOICES = {"throw_penalty": (0, 10), "discount": ("step", "trick"),
+            "encoding": ("dynamic", "static")}
 
 
 def make_parser(doc: str, out: str, iterations: int, defaults: dict, eval_title: str,
