@@ -47,3 +47,14 @@ def discount_factor(text: str) -> float:
     """A number in (0, 1]: a discount gamma."""
     return _parse(text, float, lambda v: math.isfinite(v) and 0.0 < v <= 1.0,
                   "a discount in (0, 1]")
+
+
+_BOOLS = {"true": True, "yes": True, "on": True, "1": True,
+          "false": False, "no": False, "off": False, "0": False}
+
+
+def boolean(text: str) -> bool:
+    """true / false (also yes / no, on / off, 1 / 0; any case)."""
+    if text.lower() not in _BOOLS:
+        raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+    return _BOOLS[text.lower()]

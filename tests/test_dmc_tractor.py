@@ -16,6 +16,7 @@ import pytest
 import cardjax
 from cardjax.agents import dmc as dmc_agent
 from cardjax.games import tractor
+from cardjax.games import tractor_moves as tm
 from cardjax.train import dmc
 from cardjax.train.checkpoint import Checkpoints
 from conftest import assert_update_lowers_loss, load_script, read_metrics, straight_and_resumed
@@ -108,8 +109,6 @@ def test_dynamic_action_table_matches_the_features():
     """Row ``a + 66 * (5 * level + trump)``: a card's one-hot at its place in the dynamic
     encoding -- where ``to_dynamic`` puts that card in the features --, its effective suit
     (plain suits in SUIT_ORDER, trump 5th), its order and points; other actions their one-hot."""
-    from cardjax.games import tractor_moves as tm
-
     t = dmc.tractor_dynamic_action_table()
     assert t.shape == (13 * 5 * 66, 89) and t.dtype == bool
     env = cardjax.make("tractor")
@@ -129,6 +128,31 @@ def test_dynamic_action_table_matches_the_features():
     for a in range(54, 66):
         assert np.flatnonzero(t[rows[a]]).tolist() == [a]
     assert game.num_actions == 66 and dmc.tractor_game(env).num_actions == 66
+
+
+def test_trick_facts():
+    """The features' tail: unseen cards, the seat holding the trick relative to the acting seat
+    and the points on the table, hand-checked through a trick at level 4, hearts trump."""
+    env = cardjax.make("tractor")
+    step = jax.jit(env.step)
+    s = env.trick_state(["A♠ 4♥ 5♦", "K♠ 3♦", "3♣ 2♣", "3♠ 9♠"], 4, "H", leader=0, dealer=0)
+    facts = lambda s: np.asarray(dmc.tractor_trick_facts(s))  # noqa: E731
+    f = facts(s)  # seat 0 leads: nothing is held yet
+    assert f.shape == (59,) and f[54:].tolist() == [0, 0, 0, 0, 0]
+    assert f[:54].sum() * 2 == 108 - 3 and f[tractor.card_type("A♠")] == 0.5
+    s = step(step(s, tractor.card_type("A♠")), 54)  # lead A♠, done
+    f = facts(s)  # seat 1 to play; seat 0 (previous) holds it
+    assert f[54:58].tolist() == [0, 0, 0, 1] and f[58] == 0
+    assert f[tractor.card_type("A♠")] == 0.5 and f[tractor.card_type("K♠")] == 0.5
+    s = step(s, tractor.card_type("K♠"))
+    f = facts(s)  # seat 2: its partner (seat 0) holds the trick, 10 points on the table
+    assert f[54:58].tolist() == [0, 0, 1, 0] and f[58] == pytest.approx(10 / 200)
+    s = step(s, tractor.card_type("2♣"))  # seat 2 discards
+    f = facts(s)  # seat 3: seat 0 (next after it) still holds the trick
+    assert f[54:58].tolist() == [0, 1, 0, 0] and f[58] == pytest.approx(10 / 200)
+    dyn = np.asarray(dmc.tractor_trick_facts(s, dynamic=True))
+    np.testing.assert_array_equal(dyn[:54], f[:54][np.argsort(tm.DYN[2, 1])])
+    np.testing.assert_array_equal(dyn[54:], f[54:])
 
 
 def test_step_rewards_pay_trick_points_to_teams():
@@ -220,7 +244,7 @@ def test_decision_roles_are_phases(final_state):
     under the default ``discount="trick"``): one value per team, opposite for the two teams."""
     train, state = final_state
     buf = jax.device_get(jax.tree_util.tree_map(lambda x: x[0], state.buffer))  # [T, B]
-    assert buf.obs.dtype == np.uint8 and buf.obs.shape == (620, 4, tractor.OBS_SIZE)
+    assert buf.obs.dtype == np.uint8 and buf.obs.shape == (620, 4, tractor.OBS_SIZE + 59)
     w = buf.weight > 0
     phase = np.argmax(buf.obs[..., PHASE:PHASE + 5], axis=-1)
     assert np.all(buf.obs[..., PHASE:PHASE + 5].max(axis=-1)[w] == 200)
@@ -317,7 +341,7 @@ def test_loaded_agent_plays_legal_moves_to_the_end(runs):
                                   "--discount=hand",
                                   "--gamma=0", "--k=-3", "--point_reward=-1",
                                   "--oracle_iterations=x", "--eval_deals=-1",
-                                  "--encoding=sorted"])
+                                  "--encoding=sorted", "--trick_facts=maybe"])
 def test_cli_rejects_bad_flags(flag, capsys):
     with pytest.raises(SystemExit):
         shengji.parse_args([flag])
@@ -331,9 +355,11 @@ def test_cli_defaults_and_leveling_rate():
     assert cfg.game == "tractor" and cfg.gamma == 0.95 and cfg.throw_penalty == 10
     assert cfg.encoding == "dynamic" and shengji.parse_args(["--encoding", "static"]).encoding \
         == "static"
-    # a run saved before the encoding option was trained on the static features
-    old = {k: v for k, v in cfg.to_dict().items() if k != "encoding"}
+    assert cfg.trick_facts and shengji.parse_args(["--trick_facts", "No"]).trick_facts is False
+    # a run saved before these options was trained on the static features without the facts
+    old = {k: v for k, v in cfg.to_dict().items() if k not in ("encoding", "trick_facts")}
     assert dmc.Config.from_dict(old).encoding == "static"
+    assert not dmc.Config.from_dict(old).trick_facts
     with pytest.raises(ValueError, match="encoding"):
         dmc.Config.for_game("tractor", encoding="sorted")
     with pytest.raises(ValueError, match="Tractor options"):

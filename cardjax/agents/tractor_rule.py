@@ -114,14 +114,6 @@ def bury_action(hand, eff, order):
     return t
 
 
-def _unseen(s, me, hand):
-    """int32[54]: copies of each type this seat has not seen (2 - hand - played - own kitty)."""
-    seen = hand + jnp.sum(s.played.astype(jnp.int32), axis=0)
-    own_kitty = (s.burier == me) & (s.phase >= T.BURY)
-    seen = seen + jnp.where(own_kitty, s._kitty.astype(jnp.int32), 0)
-    return jnp.clip(2 - seen, 0, 2)
-
-
 def lead_want(s, me, hand, eff, order, slot, unseen):
     """int32[54]: the intended lead (one unit) as a count vector."""
     pts = jnp.asarray(_POINTS)
@@ -171,7 +163,7 @@ def follow_choice(s, me, hand, part, eff, order, slot, unseen):
     pts = jnp.asarray(_POINTS)
     trump = eff == tm.TRUMP
     plays = tm.pad(s.trick.astype(jnp.int32).at[me].set(0))
-    win = tm.trick_winner(plays, s.leader, s.lead_tractors, s.lead_pairs, e55, o55, slot)
+    win = T.trick_holder(s, me)
     best = plays[win]
     bsuit, _ = tm.suit_of_play(best, e55)
     _, bkey = tm.play_key(best, bsuit, s.lead_tractors, s.lead_pairs, o55, slot)
@@ -229,7 +221,7 @@ def _act(env, params, key, state):
     e55, o55, slot = tm.context(s.level, s.trump)
     eff, order = e55[:N], o55[:N]
     card_mask = mask[:N]
-    unseen = _unseen(s, me, hand)
+    unseen = T.unseen_cards(s, me)
 
     a_decl = declare_action(s, hand)
     a_bury = bury_action(hand, eff, order)

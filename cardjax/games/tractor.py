@@ -120,6 +120,17 @@ def _dynamic_template(n: int):
     return block, void
 
 
+def _type_at(level, trump) -> Array:
+    """int32[54]: the type at each place of the dynamic encoding."""
+    return jnp.argsort(jnp.asarray(tm.DYN)[level, trump])
+
+
+def cards_to_dynamic(cards, level, trump) -> Array:
+    """A card vector ``[..., 54]`` (by type) in the dynamic encoding's places (as
+    :func:`to_dynamic` reorders observe's card blocks)."""
+    return cards[..., _type_at(level, trump)]
+
+
 def to_dynamic(obs, level, trump) -> Array:
     """``observe`` (or ``observe_oracle``) in the dynamic card encoding of the ShengJi+ report:
     every 54-card block reordered so that place ``p`` holds the type placed at ``p`` by
@@ -131,7 +142,7 @@ def to_dynamic(obs, level, trump) -> Array:
         raise ValueError(f"to_dynamic needs an observe ({OBS_SIZE}) or observe_oracle "
                          f"({ORACLE_SIZE}) vector, got length {n}")
     block, void = (jnp.asarray(x) for x in _dynamic_template(n))
-    type_at = jnp.argsort(jnp.asarray(tm.DYN)[level, trump])  # the type at each place
+    type_at = _type_at(level, trump)
     col = jnp.arange(n) - jnp.maximum(block, void)
     idx = jnp.where(block >= 0, block + type_at[col % 54],
                     jnp.where(void >= 0, void + jnp.asarray(tm.SUIT_ORDER)[trump][col % 4],
@@ -871,6 +882,25 @@ class TractorMatch:
 
 # ---------------------------------------------------------------------------- helpers for people
 _ENV = Tractor()
+
+
+def trick_holder(state: State, seat) -> Array:
+    """int32: the seat whose play holds the current trick so far (the plays made before
+    ``seat``'s; its partial move is left out), or -1 while no play of the trick is complete."""
+    eff, order, slot = tm.context(state.level, state.trump)
+    plays = tm.pad(state.trick.astype(jnp.int32).at[seat].set(0))
+    win = tm.trick_winner(plays, state.leader, state.lead_tractors, state.lead_pairs, eff, order,
+                          slot)
+    return jnp.where((state.phase == PLAY) & (state.num_in_trick > 0), win, -1)
+
+
+def unseen_cards(state: State, seat) -> Array:
+    """int32[54]: the copies of each type ``seat`` has not seen: 2 less its hand, every card
+    played (the current trick's finished plays included) and the kitty if it buried it."""
+    seen = state._hands[seat].astype(jnp.int32) + jnp.sum(state.played.astype(jnp.int32), axis=0)
+    own_kitty = (state.burier == seat) & (state.phase >= BURY)
+    seen = seen + jnp.where(own_kitty, state._kitty.astype(jnp.int32), 0)
+    return jnp.clip(2 - seen, 0, 2)
 
 
 @jax.jit

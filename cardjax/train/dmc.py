@@ -182,7 +182,8 @@ GAME_DEFAULTS = {
     "gongzhu": {"reward": "points", "reward_scale": 0.01, "k": 13, "max_steps": 52},
     # ShengJi+: gamma 0.95, epsilon 0.015; at most 66 actions; a hand is at most 613 actions
     "tractor": {"reward": "levels", "k": 66, "k_fast": 4, "max_steps": 620, "epsilon": 0.015,
-                "gamma": 0.95, "point_reward": 0.01, "discount": "trick", "encoding": "dynamic"},
+                "gamma": 0.95, "point_reward": 0.01, "discount": "trick", "encoding": "dynamic",
+                "trick_facts": True},
 }
 
 
@@ -224,6 +225,9 @@ class Config(DictConfig):
     # ("dynamic", the report's encoding; the default of Config.for_game, "static" for the runs
     # saved before it existed)
     encoding: str = "static"
+    # Tractor: append tractor_trick_facts to the features (unseen cards, trick holder, points on
+    # the table); False for the runs saved before it existed
+    trick_facts: bool = False
 
     def __post_init__(self):
         if self.algorithm != "dmc":
@@ -259,9 +263,9 @@ class Config(DictConfig):
             raise ValueError(f"encoding must be 'static' or 'dynamic', got {self.encoding!r}")
         if self.game != "tractor" and (self.point_reward or self.throw_penalty
                                        or self.oracle_iterations or self.discount != "step"
-                                       or self.encoding != "static"):
+                                       or self.encoding != "static" or self.trick_facts):
             raise ValueError("point_reward, throw_penalty, oracle_iterations, discount "
-                             "'trick' and encoding 'dynamic' are Tractor options")
+                             "'trick', encoding 'dynamic' and trick_facts are Tractor options")
 
     @classmethod
     def for_game(cls, game: str, **fields) -> "Config":
@@ -409,11 +413,34 @@ def tractor_dynamic_action_table() -> np.ndarray:
     return table.reshape(13 * 5 * n, -1)
 
 
+def tractor_trick_facts(state, dynamic: bool = False):
+    """float32[59], public facts of the trick phase a network would otherwise have to work out
+    from the card blocks (the report's state holds the unplayed cards too): the cards the acting
+    seat has not seen /2 (54, :func:`cardjax.games.tractor.unseen_cards`; in the dynamic places
+    if ``dynamic``), the seat holding the trick relative to it (4: self, next, partner,
+    previous; zeros while no play is complete, :func:`cardjax.games.tractor.trick_holder`) and
+    the points on the table /200 (1)."""
+    from cardjax.games import tractor
+    from cardjax.games import tractor_moves as tm
+
+    me = state.current_player
+    unseen = tractor.unseen_cards(state, me).astype(jnp.float32) / 2.0
+    if dynamic:
+        unseen = tractor.cards_to_dynamic(unseen, state.level, state.trump)
+    holder = tractor.trick_holder(state, me)
+    rel = (jnp.arange(4) == (holder - me) % 4) & (holder >= 0)
+    points = jnp.sum(state.trick.astype(jnp.int32) * jnp.asarray(tm.POINTS)[:tractor.NUM_TYPES])
+    return jnp.concatenate([unseen, rel.astype(jnp.float32),
+                            (points / 200.0)[None].astype(jnp.float32)])
+
+
 def tractor_game(env, point_reward: float = 0.0, oracle: bool = False,
-                 dynamic: bool = False) -> Game:
+                 dynamic: bool = False, trick_facts: bool = False) -> Game:
     """The Tractor adapter (ShengJi+; see the module docstring); ``dynamic``: the report's
     dynamic card encoding (:func:`cardjax.games.tractor.to_dynamic`,
-    :func:`tractor_dynamic_action_table`)."""
+    :func:`tractor_dynamic_action_table`); ``trick_facts``: the features end with the cards the
+    seat has not seen (54), the seat holding the trick so far (4, relative one-hot) and the
+    trick's points (1) (:func:`tractor_trick_facts`)."""
     from cardjax.games import tractor
 
     if env.name != "tractor":
@@ -427,7 +454,10 @@ def tractor_game(env, point_reward: float = 0.0, oracle: bool = False,
         return tractor.to_dynamic(x, state.level, state.trump) if dynamic else x
 
     def features(state):
-        return quantize(encode(env.observe(state, state.current_player), state))
+        x = encode(env.observe(state, state.current_player), state)
+        if trick_facts:
+            x = jnp.concatenate([x, tractor_trick_facts(state, dynamic)])
+        return quantize(x)
 
     def hidden(state):  # every hand relative to the acting seat, and the kitty
         full = env.observe_oracle(state, state.current_player)
@@ -530,7 +560,7 @@ def make_game(cfg: Config, env=None) -> Game:
     if cfg.game == "tractor":
         env = env or cardjax.make("tractor", throw_penalty=cfg.throw_penalty)
         return tractor_game(env, cfg.point_reward, cfg.oracle_iterations > 0,
-                            cfg.encoding == "dynamic")
+                            cfg.encoding == "dynamic", cfg.trick_facts)
     if cfg.game == "doudizhu":
         env = env or cardjax.make("doudizhu", reward=cfg.reward)
         return doudizhu_game(env)

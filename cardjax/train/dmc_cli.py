@@ -15,7 +15,7 @@ import argparse
 import json
 from typing import Callable
 
-from cardjax.cli import (discount_factor, non_negative_float, non_negative_int, positive_float,
+from cardjax.cli import (boolean, discount_factor, non_negative_float, non_negative_int, positive_float,
                          positive_int, probability)
 from cardjax.train import dmc, runner
 
@@ -62,10 +62,12 @@ _TRAIN_FLAGS = {
                           "probability falling to 0 over this many iterations (0: off)"),
     "encoding": (None, "the cards' places in the features: by level and trump (dynamic, the "
                  "report's) or fixed (static)"),
+    "trick_facts": (boolean, "features end with the unseen cards, the seat holding the trick and "
+                    "its points (true / false)"),
 }
 _ONLY = {"lstm": ("doudizhu",), "point_reward": ("tractor",), "throw_penalty": ("tractor",),
          "discount": ("tractor",), "oracle_iterations": ("tractor",),
-         "encoding": ("tractor",)}  # flags of some games
+         "encoding": ("tractor",), "trick_facts": ("tractor",)}  # flags of some games
 _CHOICES = {"throw_penalty": (0, 10), "discount": ("step", "trick"),
             "encoding": ("dynamic", "static")}
 
