@@ -18,6 +18,9 @@ trick, or minus those the other team took, throw penalties and the kitty bonus i
 the final level reward (levels gained, or minus the levels the other team gained);
 ``--discount trick`` discounts per trick instead of per decision (a hand is ~280 decisions, so per
 decision the level reward barely reaches the declaration and burial networks).
+``--encoding dynamic`` (default) places the cards in the features by the hand's level and trump,
+the report's dynamic encoding (``static``: fixed places); ``--trick_facts true`` (default) appends
+the cards the seat has not seen, the seat holding the trick and the points on the table.
 ``--throw_penalty 10`` is the env's failed-throw penalty (the report's combo-move penalty);
 ``--oracle_iterations N`` shows the other hands and the kitty during training with a
 probability falling from 1 to 0 over the first N iterations (oracle guiding, report 4.5); the
