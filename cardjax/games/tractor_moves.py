@@ -84,9 +84,9 @@ def _dynamic_tables():
     S H D C order, then the trump suit (no trump: S H D C).  ``DYN[level, trump, type]``: the
     place 0..53 of a type -- the plain suits, 12 ranks each in order (the level rank skipped, so
     neighbouring places are neighbouring ranks, as in a tractor), in ``SUIT_ORDER``, then the
-    trump suit's 12 (places 36..47); then the level cards of the plain suits (48..50, in ``SUIT_ORDER``), of the
-    trump suit (51), XJ (52) and DJ (53).  With no trump the four suits fill 0..47 and their level
-    cards 48..51."""
+    trump suit's 12 (places 36..47); then the level cards of the plain suits (48..50, in
+    ``SUIT_ORDER``), of the trump suit (51), XJ (52) and DJ (53).  With no trump the four suits
+    fill 0..47 and their level cards 48..51."""
     order = np.zeros((5, 4), np.int32)
     dyn = np.zeros((13, 5, NUM_TYPES), np.int32)
     for tr in range(5):

@@ -15,8 +15,8 @@ import argparse
 import json
 from typing import Callable
 
-from cardjax.cli import (boolean, discount_factor, non_negative_float, non_negative_int, positive_float,
-                         positive_int, probability)
+from cardjax.cli import (boolean, discount_factor, non_negative_float, non_negative_int,
+                         positive_float, positive_int, probability)
 from cardjax.train import dmc, runner
 
 _FIXED = ("algorithm", "game")  # config keys that are not flags
