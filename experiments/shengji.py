@@ -42,7 +42,6 @@ replaces its saved value).  The games are split over every device of every proce
 from __future__ import annotations
 
 import jax
-import numpy as np
 
 import cardjax
 from cardjax import agents
@@ -64,22 +63,6 @@ def parse_args(argv=None):
                                skip=("reward",), eval_deals=32).parse_args(argv)
 
 
-def leveling_rate(per_game) -> tuple[float, float]:
-    """Leveling rate (A's levels / both teams' levels) of A's level rewards ``per_game``
-    [games][deals] and its standard error over deals (ratio estimator)."""
-    s = np.asarray(per_game, np.float64)
-    a = np.maximum(s, 0).sum(axis=0)
-    t = np.abs(s).sum(axis=0)
-    n = a.shape[0]
-    if t.sum() == 0:
-        return float("nan"), float("nan")
-    rate = a.sum() / t.sum()
-    if n < 2:
-        return float(rate), float("nan")
-    se = np.sqrt(np.sum((a - rate * t) ** 2) / (n * (n - 1))) / t.mean()
-    return float(rate), float(se)
-
-
 def make_evaluate(cfg: dmc.Config, params, deals: int, seed: int):
     """``evaluate(state) -> dict`` for the runner: the leveling rate against random as
     ``mean``."""
@@ -93,7 +76,7 @@ def make_evaluate(cfg: dmc.Config, params, deals: int, seed: int):
         for name, opp in opponents.items():
             r = arena.duplicate_match(env, me, opp, deals=deals, seed=seed,
                                       batch=min(deals, 64), progress=False, per_deal=True)
-            rate, se = leveling_rate(r["per_game"])
+            rate, se = arena.leveling_rate(r["per_game"])
             out[f"vs_{name}"] = {k: r[k] for k in (
                 "mean", "stderr", "games", "win_rate", "level_up_rate", "leveling_rate", "aapd",
                 "a_attack_points", "b_attack_points", "levels_a", "levels_b")}

@@ -58,6 +58,36 @@ def test_returns_hand_built_episode():
     np.testing.assert_allclose(np.asarray(targets)[:4, 0], [2.0, -1.0, -1.0, 2.0])
 
 
+
+
+def test_lambda_returns_hand_built_episode():
+    """Two seats: 0, 1, 0 (a forced move: no Q), 1, then rewards (+1, -1) at the last step and
+    +0.5 to seat 0 after step 0.  gamma = 0.5, lambda = 0.25; Q of the moves taken 0.8, -0.4,
+    (none), 0.2."""
+    T = 4
+    rewards = np.zeros((T, 1, 2), np.float32)
+    rewards[0, 0] = [0.5, 0.0]
+    rewards[3, 0] = [1.0, -1.0]
+    seats = np.array([[0], [1], [0], [1]], np.int32)
+    alive = np.ones((T, 1), bool)
+    values = np.array([[0.8], [-0.4], [9.0], [0.2]], np.float32)
+    scored = np.array([[True], [True], [False], [True]])
+    args = [jnp.asarray(x) for x in (rewards, seats, alive, np.array([True]))]
+    targets, _ = dmc.returns(*args, 0.5, None, jnp.asarray(values), jnp.asarray(scored), 0.25)
+    g3 = [1.0, -1.0]  # step 3: seat 1's Monte-Carlo return; seat 0 sees its reward too
+    t3 = g3[1]
+    # step 2 (seat 0's last decision): the Monte-Carlo return
+    t2 = 0.5 * g3[0]
+    # step 1 (seat 1): its later decision at step 3 mixes lambda G + (1 - lambda) Q
+    t1 = 0.5 * (0.5 * (0.25 * t3 + 0.75 * 0.2))
+    # step 0 (seat 0): step 2 was forced (no Q), so G_2 passes on whole
+    t0 = 0.5 + 0.5 * 0.5 * t2
+    np.testing.assert_allclose(np.asarray(targets)[:, 0], [t0, t1, t2, t3], rtol=1e-6)
+    # lambda = 1 ignores the values: the Monte-Carlo returns
+    mc, _ = dmc.returns(*args, 0.5)
+    lam1, _ = dmc.returns(*args, 0.5, None, jnp.asarray(values), jnp.asarray(scored), 1.0)
+    np.testing.assert_array_equal(np.asarray(mc), np.asarray(lam1))
+    np.testing.assert_allclose(np.asarray(mc)[:, 0], [0.5 + 0.125, -0.25, 0.5, -1.0])
 # ----------------------------------------------------------------------------------- compaction
 def test_compact_small_masks():
     mask = np.zeros(10, bool)
@@ -155,6 +185,32 @@ def test_self_play_targets_are_each_seats_final_reward(final_state, runs):
     assert last["landlord_wins"] == pytest.approx(float(np.mean(tgt[0] > 0)))
     assert last["frames"] == float(w.sum())
 
+
+
+def test_self_play_lambda_zero_targets_are_the_next_q(final_state):
+    """``lam = 0``: a decision's target is the actors' Q of the same seat's next move (3 steps
+    later, same network) where that move was scored, or that move's own target where it was
+    forced (a lone pass: no Q); a seat's last move keeps its final reward."""
+    train, state = final_state
+    cfg = dmc.Config.from_dict({**train.config.to_dict(), "lam": 0.0})
+    lam0 = dmc.make_train(cfg)
+    dec, _ = lam0.self_play(state.params, jax.random.PRNGKey(5))
+    dec = jax.device_get(dec)
+    q = np.zeros(dec.target.shape, np.float32)
+    for r in range(3):  # the rows of step t belong to role t mod 3
+        rows = dec.action[r::3]
+        feats = jnp.asarray(lam0.game.action_features)[rows.reshape(-1)][:, None, :]
+        got = lam0.net.apply(dmc.role_params(state.params, r),
+                             dec.obs[r::3].reshape(rows.size, -1), feats)
+        q[r::3] = np.asarray(got).reshape(rows.shape)
+    for b in range(dec.target.shape[1]):
+        n = int(dec.weight[:, b].sum())
+        last_q = [abs(dec.target[t, b] - q[t + 3, b]) < 1e-5 for t in range(n - 3)]
+        passed = [dec.target[t, b] == dec.target[t + 3, b] for t in range(n - 3)]
+        assert all(a or p for a, p in zip(last_q, passed))
+        assert sum(last_q) > (n - 3) // 2  # most moves have a choice
+        final = dec.target[n - 3:n, b]
+        assert sorted(final / final[0]) in ([-0.5, -0.5, 1.0], [-2.0, 1.0, 1.0])
 
 def test_a_learner_step_lowers_the_loss(final_state):
     train, state = final_state

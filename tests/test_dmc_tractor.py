@@ -15,6 +15,7 @@ import pytest
 
 import cardjax
 from cardjax.agents import dmc as dmc_agent
+from cardjax.eval import arena
 from cardjax.games import tractor
 from cardjax.games import tractor_moves as tm
 from cardjax.train import dmc
@@ -341,7 +342,7 @@ def test_loaded_agent_plays_legal_moves_to_the_end(runs):
                                   "--discount=hand",
                                   "--gamma=0", "--k=-3", "--point_reward=-1",
                                   "--oracle_iterations=x", "--eval_deals=-1",
-                                  "--encoding=sorted", "--trick_facts=maybe"])
+                                  "--encoding=sorted", "--trick_facts=maybe", "--lam=1.5"])
 def test_cli_rejects_bad_flags(flag, capsys):
     with pytest.raises(SystemExit):
         shengji.parse_args([flag])
@@ -356,6 +357,9 @@ def test_cli_defaults_and_leveling_rate():
     assert cfg.encoding == "dynamic" and shengji.parse_args(["--encoding", "static"]).encoding \
         == "static"
     assert cfg.trick_facts and shengji.parse_args(["--trick_facts", "No"]).trick_facts is False
+    assert cfg.lam == 1.0 and shengji.parse_args(["--lam", "0.8"]).lam == 0.8  # Monte-Carlo
+    with pytest.raises(ValueError, match="lam"):
+        dmc.Config.for_game("tractor", lam=-0.1)
     # a run saved before these options was trained on the static features without the facts
     old = {k: v for k, v in cfg.to_dict().items() if k not in ("encoding", "trick_facts")}
     assert dmc.Config.from_dict(old).encoding == "static"
@@ -368,6 +372,6 @@ def test_cli_defaults_and_leveling_rate():
     with pytest.raises(ValueError, match="Tractor options"):
         dmc.Config(point_reward=0.01)
     # A's level rewards [games][deals]: A gains 2 + 1, B gains 1 + 2 -> 1/2
-    rate, se = shengji.leveling_rate([[2, -1, 0], [1, 0, -2]])
+    rate, se = arena.leveling_rate([[2, -1, 0], [1, 0, -2]])
     assert rate == pytest.approx(0.5) and se > 0
-    assert shengji.leveling_rate([[1, 2]]) == (1.0, 0.0)
+    assert arena.leveling_rate([[1, 2]]) == (1.0, 0.0)

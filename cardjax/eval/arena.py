@@ -162,6 +162,22 @@ def tractor_metrics(scores, a_attacks, attack_score) -> dict:
     }
 
 
+def leveling_rate(per_game) -> tuple[float, float]:
+    """Leveling rate (A's levels / both teams' levels) of A's level rewards ``per_game``
+    [games][deals] and its standard error over deals (ratio estimator)."""
+    s = np.asarray(per_game, np.float64)
+    a = np.maximum(s, 0).sum(axis=0)
+    t = np.abs(s).sum(axis=0)
+    n = a.shape[0]
+    if t.sum() == 0:
+        return float("nan"), float("nan")
+    rate = a.sum() / t.sum()
+    if n < 2:
+        return float(rate), float("nan")
+    se = np.sqrt(np.sum((a - rate * t) ** 2) / (n * (n - 1))) / t.mean()
+    return float(rate), float(se)
+
+
 def _tractor_summary(env, scores, a, b, a_attacks, attack_score):
     return tractor_metrics(scores, a_attacks, attack_score)
 

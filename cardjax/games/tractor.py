@@ -894,6 +894,15 @@ def trick_holder(state: State, seat) -> Array:
     return jnp.where((state.phase == PLAY) & (state.num_in_trick > 0), win, -1)
 
 
+def point_swing(prev: State, nxt: State) -> Array:
+    """int32[4]: the points each seat's team took between two states (tricks, failed-throw
+    penalties, the final kitty bonus) minus the points the other team took."""
+    att = ((nxt.attacker_points - prev.attacker_points) + (nxt.penalty - prev.penalty)
+           + (nxt.kitty_bonus - prev.kitty_bonus)) - (nxt.defender_points - prev.defender_points)
+    attacker = (jnp.arange(NUM_PLAYERS) % 2) != (nxt.dealer % 2)
+    return jnp.where(attacker, att, -att).astype(jnp.int32)
+
+
 def unseen_cards(state: State, seat) -> Array:
     """int32[54]: the copies of each type ``seat`` has not seen: 2 less its hand, every card
     played (the current trick's finished plays included) and the kitty if it buried it."""

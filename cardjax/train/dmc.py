@@ -23,6 +23,11 @@ one program, no queues):
    env step (every seat's move counts); 1 for Dou Dizhu, where the target is the final reward
    itself, as in DouZero.  Steps after the end of a game (padding) and the decisions of truncated
    games weigh 0.
+   ``lam < 1`` (not in the papers; default 1) makes them lambda-returns: each actor keeps the Q
+   of the move it took, and a seat's return looks back through its own later decisions as
+   ``lam * G + (1 - lam) * Q`` (a forced move, which is not scored, passes ``G`` on whole).  The
+   target then carries less of the noise of the rest of the game: in Tractor the final level
+   reward (+-1 to 3 levels) drowns the points of one trick (0.05-0.4) in Monte-Carlo targets.
 3. **Learning** (the learner): one network per role (a params pytree with a leading axis of
    ``num_roles``, the roles' updates vmapped -- run one after the other for non-lockstep games,
    see below); each role is trained on its own decisions,
@@ -203,6 +208,8 @@ class Config(DictConfig):
     max_steps: int = 156  # static bound on a game's steps (longer games count as truncated)
     epsilon: float = 0.01  # exploration of the actors
     gamma: float = 1.0  # discount per env step (= per decision)
+    lam: float = 1.0  # lambda of the targets: 1 = Monte-Carlo returns (DouZero); below 1 mixes
+    # in the actors' Q of the seat's later decisions (lambda-returns, see ``returns``)
     lr: float = 1e-4  # RMSProp (DouZero)
     alpha: float = 0.99
     rms_eps: float = 1e-5
@@ -248,6 +255,8 @@ class Config(DictConfig):
             raise ValueError(f"epsilon must be in [0, 1], got {self.epsilon}")
         if not 0.0 < self.gamma <= 1.0:
             raise ValueError(f"gamma must be in (0, 1], got {self.gamma}")
+        if not 0.0 <= self.lam <= 1.0:
+            raise ValueError(f"lam must be in [0, 1], got {self.lam}")
         for name in ("lr", "rms_eps", "clip", "reward_scale"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
@@ -470,15 +479,8 @@ def tractor_game(env, point_reward: float = 0.0, oracle: bool = False,
     def role(state):
         return jnp.minimum(state.phase, tractor.PLAY).astype(jnp.int32)
 
-    def step_rewards(prev, nxt):
-        # points taken by the attackers in this step (a trick, a failed throw's penalty, the
-        # kitty bonus) minus the defenders', each seat from its team's side, plus the levels
-        att = ((nxt.attacker_points - prev.attacker_points) + (nxt.penalty - prev.penalty)
-               + (nxt.kitty_bonus - prev.kitty_bonus)) - (nxt.defender_points
-                                                          - prev.defender_points)
-        attacker = (jnp.arange(4) % 2) != (nxt.dealer % 2)
-        pts = jnp.where(attacker, att, -att).astype(jnp.float32)
-        return nxt.rewards + point_reward * pts
+    def step_rewards(prev, nxt):  # the levels, and the points each seat's team took
+        return nxt.rewards + point_reward * tractor.point_swing(prev, nxt).astype(jnp.float32)
 
     def tick(prev, nxt):  # a trick ended (the last one ends the hand)
         return nxt.trick_no > prev.trick_no
@@ -609,8 +611,9 @@ def compact(mask: Array, k: int):
 
 
 def returns(rewards: Array, seats: Array, alive: Array, finished: Array, gamma: float,
-            ticks: Array | None = None):
-    """Monte-Carlo targets of an episode batch.
+            ticks: Array | None = None, values: Array | None = None,
+            bootstrap: Array | None = None, lam: float = 1.0):
+    """Monte-Carlo (or lambda-) targets of an episode batch.
 
     ``rewards`` float[T, B, P]: the reward vector after each step; ``seats`` int[T, B]: who acted;
     ``alive`` bool[T, B]: the game was running before the step (a real decision);
@@ -619,22 +622,29 @@ def returns(rewards: Array, seats: Array, alive: Array, finished: Array, gamma: 
     finished games, 0 for padding and for truncated games.  With ``ticks`` (bool[T, B]) the
     discount applies only after the steps where it is True (``G_t = r_t + G_{t+1}`` elsewhere;
     Tractor's ``discount="trick"``: the steps that end a trick).
+
+    With ``values`` float[T, B] (the actors' Q of the action taken) and ``bootstrap`` bool[T, B]
+    (where that Q is known: decisions with a choice), ``lam < 1`` gives lambda-returns: a seat's
+    return looks back through its own later decisions t' as ``lam G_t' + (1 - lam) Q_t'``
+    (a decision without a Q passes ``G_t'`` on whole); ``lam = 1`` is Monte-Carlo.
     """
-    if ticks is None:
-        def back(g, r):
-            g = r + gamma * g
-            return g, g
+    P_ = rewards.shape[-1]
+    disc = (jnp.full(seats.shape, gamma, jnp.float32) if ticks is None
+            else jnp.where(ticks, gamma, 1.0))
+    if values is None or lam == 1.0:
+        values = jnp.zeros(seats.shape, jnp.float32)
+        bootstrap = jnp.zeros(seats.shape, bool)
+    own = seats[..., None].astype(jnp.int32) == jnp.arange(P_)  # [T, B, P]
 
-        _, g = jax.lax.scan(back, jnp.zeros_like(rewards[0]), rewards, reverse=True)
-    else:
-        def back_ticks(g, x):
-            r, tick = x
-            g = r + jnp.where(tick, gamma, 1.0)[..., None] * g
-            return g, g
+    def back(g, x):
+        r, d, mine, v, b = x
+        g = r + d[..., None] * g
+        target = jnp.sum(jnp.where(mine, g, 0.0), axis=-1)
+        mixed = lam * target + (1.0 - lam) * v
+        return jnp.where(mine & b[..., None], mixed[..., None], g), target
 
-        _, g = jax.lax.scan(back_ticks, jnp.zeros_like(rewards[0]), (rewards, ticks),
-                            reverse=True)
-    targets = jnp.take_along_axis(g, seats[..., None].astype(jnp.int32), axis=-1)[..., 0]
+    _, targets = jax.lax.scan(back, jnp.zeros_like(rewards[0]),
+                              (rewards, disc, own, values, bootstrap & alive), reverse=True)
     weights = (alive & finished[None, :]).astype(jnp.float32)
     return jnp.where(weights > 0, targets, 0.0).astype(jnp.float32), weights
 
@@ -910,6 +920,7 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
     F, obs_dtype = int(one_obs.shape[0]), one_obs.dtype  # bool (Dou Dizhu) or uint8 (Tractor)
     lockstep = game.lockstep
     ticking = cfg.discount == "trick"  # discount per trick (game.tick), not per step
+    bootstrapping = cfg.lam < 1.0  # lambda-returns: keep the actors' Q of the moves taken
 
     def init_one(key):
         return net.init(key, jnp.zeros((1, F), obs_dtype),
@@ -963,6 +974,9 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
             bufs["role"] = jnp.zeros((T, B), jnp.int32)
         if ticking:
             bufs["tick"] = jnp.zeros((T, B), bool)
+        if bootstrapping:
+            bufs["q"] = jnp.zeros((T, B), jnp.float32)
+            bufs["scored"] = jnp.zeros((T, B), bool)
         delta = oracle_keep(iteration)
         stats0 = dict(overflow=jnp.int32(0), max_legal=jnp.int32(0),
                       role_mismatch=jnp.int32(0), explored=jnp.int32(0),
@@ -1005,6 +1019,9 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
                        role=roles)
             if ticking:
                 row["tick"] = jax.vmap(game.tick)(prev, states)
+            if bootstrapping:  # a forced move (one legal action) was not scored
+                row["q"] = jnp.take_along_axis(q, slot[:, None], axis=1)[:, 0]
+                row["scored"] = alive & (count > 1) & (count <= K)
             bufs = {n: jax.lax.dynamic_update_index_in_dim(bufs[n], row[n], t, 0) for n in bufs}
             stats = dict(
                 overflow=stats["overflow"] + jnp.sum(alive & overflow, dtype=jnp.int32),
@@ -1019,7 +1036,8 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
             cond, body, (jnp.int32(0), states, k_play, bufs, stats0))
         finished = final.terminated
         target, weight = returns(bufs["rewards"] * cfg.reward_scale, bufs["seat"], bufs["alive"],
-                                 finished, cfg.gamma, bufs.get("tick"))
+                                 finished, cfg.gamma, bufs.get("tick"), bufs.get("q"),
+                                 bufs.get("scored"), cfg.lam)
         if ticking and game.pre_round:
             # the report: the phases before the tricks learn the final reward, undiscounted
             final_r = jax.vmap(game.final_reward)(final) * cfg.reward_scale  # [B, P]

@@ -42,6 +42,8 @@ _TRAIN_FLAGS = {
                   "truncated)"),
     "epsilon": (probability, "exploration of the actors"),
     "gamma": (discount_factor, "discount per step"),
+    "lam": (probability, "lambda of the targets: 1 = Monte-Carlo returns; below 1 mixes in the "
+            "actors' Q of the seat's later decisions"),
     "lr": (positive_float, "RMSProp learning rate"),
     "alpha": (probability, "RMSProp decay"),
     "clip": (positive_float, "gradient clipping (global norm, per role)"),
