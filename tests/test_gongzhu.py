@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import cardjax
 from cardjax import cards
 from cardjax.games import gongzhu
-from conftest import get_compiled, play_cards, to_numpy, tree_index
+from conftest import play_cards, to_numpy, tree_index
 
 C = cards.card_index
 SETTINGS = settings(max_examples=20, deadline=None, database=None,

@@ -359,7 +359,6 @@ class DouDizhu(Env):
         to the unrevealed bottom during the auction), each keeping its number of cards.
         """
         s = state
-        seats = jnp.arange(NUM_PLAYERS)
         holders = jnp.arange(4)  # seats 0..2 and the hidden bottom (3)
         revealed = ~s.bidding
         # Bottom cards the landlord must still hold.
@@ -375,7 +374,6 @@ class DouDizhu(Env):
         # next `free[r]` are dealt at random, the rest are elsewhere.
         rank = jnp.asarray(RANK_OF_CARD)
         copy = jnp.arange(54) - jnp.asarray(np.concatenate([[0], np.cumsum(DECK)[:-1]]))[rank]
-        is_forced = copy < forced[rank]
         is_free = (copy >= forced[rank]) & (copy < (forced + free)[rank])
         order = jnp.argsort(jnp.where(is_free, jax.random.uniform(key, (54,)), 2.0))
         slot = jnp.zeros(54, jnp.int32).at[order].set(jnp.arange(54))  # position among free cards
