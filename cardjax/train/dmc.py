@@ -1021,7 +1021,7 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
                 row["tick"] = jax.vmap(game.tick)(prev, states)
             if bootstrapping:  # a forced move (one legal action) was not scored
                 row["q"] = jnp.take_along_axis(q, slot[:, None], axis=1)[:, 0]
-                row["scored"] = alive & (count > 1) & (count <= K)
+                row["scored"] = alive & (count > 1)
             bufs = {n: jax.lax.dynamic_update_index_in_dim(bufs[n], row[n], t, 0) for n in bufs}
             stats = dict(
                 overflow=stats["overflow"] + jnp.sum(alive & overflow, dtype=jnp.int32),
