@@ -99,9 +99,8 @@ def play_stats(env, agent: Agent, opponent: Agent, deals: int = 64, seed: int = 
                batch: int = 64) -> dict:
     """``agent``'s leads and last-seat follows against ``opponent`` over ``deals`` deals (rounded
     up to a multiple of ``batch``), each played twice with the teams swapped (see the module
-    docstring).  Keys: ``leads``,
-    ``cards_per_lead``, ``failed_throw_rate`` (of the leads), ``last_seat_decisions``,
-    ``last_seat_best_rate``, ``last_seat_shortfall`` (mean points)."""
+    docstring).  Keys: ``leads``, ``cards_per_lead``, ``failed_throw_rate`` (of the leads),
+    ``last_seat_decisions``, ``last_seat_best_rate``, ``last_seat_shortfall`` (mean points)."""
     if env.name != "tractor":
         raise ValueError(f"play_stats needs the tractor env, got {env.name!r}")
     if deals < 1 or batch < 1:
