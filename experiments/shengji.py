@@ -17,7 +17,9 @@ the per-trick point rewards (``--point_reward`` per point: the points the seat's
 trick, or minus those the other team took, throw penalties and the kitty bonus included) and of
 the final level reward (levels gained, or minus the levels the other team gained);
 ``--discount trick`` discounts per trick instead of per decision (a hand is ~280 decisions, so per
-decision the level reward barely reaches the declaration and burial networks).
+decision the level reward barely reaches the declaration and burial networks).  ``--target trick``
+is the report's own target (4.4): a trick decision learns the points of its own trick plus the
+final level reward times gamma per trick left, without the later tricks' points.
 ``--encoding dynamic`` (default) places the cards in the features by the hand's level and trump,
 the report's dynamic encoding (``static``: fixed places); ``--trick_facts true`` (default) appends
 the cards the seat has not seen, the seat holding the trick and the points on the table.

@@ -91,6 +91,39 @@ def test_returns_discount_per_trick():
                                          -0.1 - G, 1.0, -1.0], rtol=1e-6)
 
 
+def test_returns_report_trick_target():
+    """The report's target (4.4): a decision gets its own trick's rewards -- from its step to
+    the trick's end, a failed throw's penalty included -- plus the final outcome times gamma
+    per trick after its trick; later tricks' points do not count.  Two declarations, then two
+    tricks (ending at steps 5 and 9); the hand's outcome (2 levels to {1, 3}) comes with the
+    last trick's points; step 10 is padding."""
+    T = 11
+    seats = np.array([0, 1, 0, 1, 2, 3, 1, 2, 3, 0, 0], np.int32)
+    ticks = np.zeros(T, bool)
+    ticks[[5, 9]] = True
+    team = np.array([1.0, -1.0, 1.0, -1.0], np.float32)  # + for {0, 2}
+    rewards = np.zeros((T, 1, 4), np.float32)
+    rewards[2] = -0.1 * team  # seat 0's failed throw: 10 points to {1, 3}
+    rewards[5] = 0.15 * team  # {0, 2} take the first trick's 15 points
+    outcome = np.zeros((T, 1, 4), np.float32)
+    outcome[9] = -2.0 * team
+    rewards[9] = -0.3 * team + outcome[9]  # {1, 3} take 30 points and the hand
+    alive = np.ones((T, 1), bool)
+    alive[10] = False
+    targets, weights = dmc.returns(
+        jnp.asarray(rewards), jnp.asarray(seats[:, None]), jnp.asarray(alive),
+        jnp.asarray([True]), G, jnp.asarray(ticks[:, None]), outcome=jnp.asarray(outcome))
+    targets = np.asarray(targets)[:, 0]
+    first = 0.05 - 2 * G  # seat 0's team: -0.1 + 0.15 in trick 1, then the hand lost
+    expect = [first, -first, first, -0.15 + 2 * G, 0.15 - 2 * G, -0.15 + 2 * G,
+              2.3, -2.3, 2.3, -2.3, 0.0]
+    np.testing.assert_allclose(targets, expect, rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(weights)[:, 0], [1] * 10 + [0])
+    with pytest.raises(ValueError, match="ticks and lam"):
+        dmc.returns(jnp.asarray(rewards), jnp.asarray(seats[:, None]), jnp.asarray(alive),
+                    jnp.asarray([True]), G, outcome=jnp.asarray(outcome))
+
+
 # -------------------------------------------------------------------------------- the adapter
 def test_action_table():
     t = dmc.tractor_action_table()
@@ -270,6 +303,33 @@ def test_decision_roles_are_phases(final_state):
 
 
 @pytest.mark.slow
+def test_self_play_report_trick_target(final_state):
+    """``target="trick"`` plays the same games (same params and key) and changes only the
+    targets: the declaration, burial and chaodi decisions keep the final level reward, and so
+    does a hand's last decision (its trick's points + the level reward, in both); before the
+    last trick the later tricks' points drop out, so some play targets differ, and each stays
+    within one trick's points (0.01 x at most 200 + the kitty's) of +-gamma^(tricks left) x the
+    levels."""
+    train, state = final_state
+    cfg = dmc.Config.from_dict({**shengji.TRAIN_DEFAULTS, **TINY, "target": "trick"})
+    key = jax.random.PRNGKey(9)
+    ret, _ = jax.device_get(train.self_play(state.params, key))
+    trick, _ = jax.device_get(dmc.make_train(cfg).self_play(state.params, key))
+    for name in ("obs", "action", "weight", "role"):
+        np.testing.assert_array_equal(getattr(ret, name), getattr(trick, name))
+    w = ret.weight > 0
+    pre = w & (ret.role < 3)
+    np.testing.assert_array_equal(trick.target[pre], ret.target[pre])
+    last = np.sum(w, axis=0) - 1
+    games = np.arange(w.shape[1])
+    np.testing.assert_allclose(trick.target[last, games], ret.target[last, games], rtol=1e-6)
+    play = w & (ret.role == 3)
+    assert np.abs(trick.target[play] - ret.target[play]).max() > 0.01
+    levels = np.abs(ret.target[pre]).max()
+    assert np.all(np.abs(trick.target[play]) <= levels + 0.01 * 400 + 1e-4)
+
+
+@pytest.mark.slow
 def test_each_role_learns_only_its_decisions(final_state):
     """``learn`` on a buffer whose decisions all belong to role ``bury``: the other networks
     (and their optimizer states) do not move, and bury's update equals one ``update`` on its
@@ -342,7 +402,8 @@ def test_loaded_agent_plays_legal_moves_to_the_end(runs):
                                   "--discount=hand",
                                   "--gamma=0", "--k=-3", "--point_reward=-1",
                                   "--oracle_iterations=x", "--eval_deals=-1",
-                                  "--encoding=sorted", "--trick_facts=maybe", "--lam=1.5"])
+                                  "--encoding=sorted", "--trick_facts=maybe", "--lam=1.5",
+                                  "--target=hand"])
 def test_cli_rejects_bad_flags(flag, capsys):
     with pytest.raises(SystemExit):
         shengji.parse_args([flag])
@@ -366,6 +427,11 @@ def test_cli_defaults_and_leveling_rate():
     assert not dmc.Config.from_dict(old).trick_facts
     with pytest.raises(ValueError, match="encoding"):
         dmc.Config.for_game("tractor", encoding="sorted")
+    assert cfg.target == "return" and shengji.parse_args(["--target", "trick"]).target == "trick"
+    assert dmc.Config.from_dict(old).target == "return"
+    for bad in ({"discount": "step"}, {"lam": 0.8}):  # the report's target discounts per trick
+        with pytest.raises(ValueError, match="target 'trick'"):
+            dmc.Config.for_game("tractor", target="trick", **bad)
     with pytest.raises(ValueError, match="Tractor options"):
         dmc.Config(encoding="dynamic")
     assert args.throw_penalty == 10 and args.oracle_iterations == 50 and args.gamma is None

@@ -100,11 +100,15 @@ flags).  Rewards (``step_rewards``): at every step the points the seat's team to
 the attackers or defenders, a failed throw's ``penalty`` -- the env's ``throw_penalty`` option, the
 report's combo-move penalty --, the final kitty bonus) minus the other team's, times
 ``point_reward``, plus the env's final level reward (levels gained, or minus the other team's).
-``discount="trick"`` (Tractor's default, the report's targets) discounts only at the steps that
-end a trick (``Game.tick``), as the report's ``r + gamma^(T - t) R`` over T tricks, and trains
-the declaration, burial and chaodi decisions on the final level reward alone, undiscounted
-(``Game.final_reward``, ``pre_round``); ``"step"`` discounts every decision, so the final reward
-reaches the declaration and burial decisions discounted by ~0.95^250 (a hand is ~280 decisions).
+``discount="trick"`` (Tractor's default) discounts only at the steps that end a trick
+(``Game.tick``) and trains the declaration, burial and chaodi decisions on the final level reward
+alone, undiscounted (``Game.final_reward``, ``pre_round``); ``"step"`` discounts every decision,
+so the final reward reaches the declaration and burial decisions discounted by ~0.95^250 (a hand
+is ~280 decisions).  ``target="return"`` makes a trick decision's target every later reward of
+its seat, discounted per trick; ``target="trick"`` is the report's own (4.4),
+``r_t + gamma^(T - k) R`` over T tricks: the rewards of the decision's own trick ``k`` plus the
+final level reward discounted once per later trick, without the later tricks' points
+(``returns(..., outcome=...)``; the buffer then keeps the env's level rewards apart).
 Oracle guiding (report 4.5; ``oracle_iterations > 0``): the features get every hand and the kitty
 (``observe_oracle``'s extra part) appended, shown to a game at a step with probability falling
 linearly from 1 to 0 over the first ``oracle_iterations`` iterations and zeros otherwise; the
@@ -227,7 +231,10 @@ class Config(DictConfig):
     point_reward: float = 0.0
     throw_penalty: int = 0
     oracle_iterations: int = 0
-    discount: str = "step"  # gamma per step (= per decision), or per trick (Tractor: the report)
+    discount: str = "step"  # gamma per step (= per decision), or per trick (Tractor)
+    # Tractor: a decision's target is its seat's discounted "return" (every later reward), or the
+    # report's "trick" target (its own trick's points + gamma^(tricks left) x the level reward)
+    target: str = "return"
     # Tractor: the cards' places in the features, fixed ("static") or by level and trump
     # ("dynamic", the report's encoding; the default of Config.for_game, "static" for the runs
     # saved before it existed)
@@ -268,13 +275,20 @@ class Config(DictConfig):
             raise ValueError(f"throw_penalty must be 0 or 10, got {self.throw_penalty}")
         if self.discount not in ("step", "trick"):
             raise ValueError(f"discount must be 'step' or 'trick', got {self.discount!r}")
+        if self.target not in ("return", "trick"):
+            raise ValueError(f"target must be 'return' or 'trick', got {self.target!r}")
+        if self.target == "trick" and (self.discount != "trick" or self.lam != 1.0):
+            raise ValueError("target 'trick' discounts per trick (discount 'trick') and has no "
+                             f"lambda (lam 1); got discount {self.discount!r}, lam {self.lam}")
         if self.encoding not in ("static", "dynamic"):
             raise ValueError(f"encoding must be 'static' or 'dynamic', got {self.encoding!r}")
         if self.game != "tractor" and (self.point_reward or self.throw_penalty
                                        or self.oracle_iterations or self.discount != "step"
-                                       or self.encoding != "static" or self.trick_facts):
+                                       or self.encoding != "static" or self.trick_facts
+                                       or self.target != "return"):
             raise ValueError("point_reward, throw_penalty, oracle_iterations, discount "
-                             "'trick', encoding 'dynamic' and trick_facts are Tractor options")
+                             "'trick', encoding 'dynamic', trick_facts and target 'trick' are "
+                             "Tractor options")
 
     @classmethod
     def for_game(cls, game: str, **fields) -> "Config":
@@ -612,7 +626,7 @@ def compact(mask: Array, k: int):
 
 def returns(rewards: Array, seats: Array, alive: Array, finished: Array, gamma: float,
             ticks: Array | None = None, values: Array | None = None,
-            bootstrap: Array | None = None, lam: float = 1.0):
+            bootstrap: Array | None = None, lam: float = 1.0, outcome: Array | None = None):
     """Monte-Carlo (or lambda-) targets of an episode batch.
 
     ``rewards`` float[T, B, P]: the reward vector after each step; ``seats`` int[T, B]: who acted;
@@ -627,7 +641,16 @@ def returns(rewards: Array, seats: Array, alive: Array, finished: Array, gamma: 
     (where that Q is known: decisions with a choice), ``lam < 1`` gives lambda-returns: a seat's
     return looks back through its own later decisions t' as ``lam G_t' + (1 - lam) Q_t'``
     (a decision without a Q passes ``G_t'`` on whole); ``lam = 1`` is Monte-Carlo.
+
+    With ``outcome`` float[T, B, P] (the part of ``rewards`` that is the game's final outcome,
+    and ``ticks``) the target is the ShengJi+ report's (4.4) ``r_t + gamma^(T - k) R``: the
+    rewards of the decision's own trick ``k`` (from the decision to the trick's end) plus the
+    final outcome ``R`` discounted once per trick after it; later tricks' rewards do not count.
     """
+    if outcome is not None:
+        if ticks is None or lam != 1.0:
+            raise ValueError("the per-trick target needs ticks and lam = 1")
+        return _trick_targets(rewards, outcome, seats, ticks, alive, finished, gamma)
     P_ = rewards.shape[-1]
     disc = (jnp.full(seats.shape, gamma, jnp.float32) if ticks is None
             else jnp.where(ticks, gamma, 1.0))
@@ -645,6 +668,24 @@ def returns(rewards: Array, seats: Array, alive: Array, finished: Array, gamma: 
 
     _, targets = jax.lax.scan(back, jnp.zeros_like(rewards[0]),
                               (rewards, disc, own, values, bootstrap & alive), reverse=True)
+    weights = (alive & finished[None, :]).astype(jnp.float32)
+    return jnp.where(weights > 0, targets, 0.0).astype(jnp.float32), weights
+
+
+def _trick_targets(rewards, outcome, seats, ticks, alive, finished, gamma):
+    """``returns`` with ``outcome``: own trick's rewards + the outcome discounted per trick."""
+    own = seats[..., None].astype(jnp.int32) == jnp.arange(rewards.shape[-1])
+
+    def back(carry, x):
+        trick, final = carry  # the rest of the current trick's rewards; the discounted outcome
+        r, o, tick, mine = x
+        points = r - o
+        trick = jnp.where(tick[..., None], points, points + trick)
+        final = jnp.where(tick[..., None], gamma * final, final) + o
+        return (trick, final), jnp.sum(jnp.where(mine, trick + final, 0.0), axis=-1)
+
+    zero = jnp.zeros_like(rewards[0])
+    _, targets = jax.lax.scan(back, (zero, zero), (rewards, outcome, ticks, own), reverse=True)
     weights = (alive & finished[None, :]).astype(jnp.float32)
     return jnp.where(weights > 0, targets, 0.0).astype(jnp.float32), weights
 
@@ -921,6 +962,7 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
     lockstep = game.lockstep
     ticking = cfg.discount == "trick"  # discount per trick (game.tick), not per step
     bootstrapping = cfg.lam < 1.0  # lambda-returns: keep the actors' Q of the moves taken
+    per_trick = cfg.target == "trick"  # the report's targets: own trick + discounted outcome
 
     def init_one(key):
         return net.init(key, jnp.zeros((1, F), obs_dtype),
@@ -977,6 +1019,8 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
         if bootstrapping:
             bufs["q"] = jnp.zeros((T, B), jnp.float32)
             bufs["scored"] = jnp.zeros((T, B), bool)
+        if per_trick:  # the env's own rewards: the final level reward
+            bufs["outcome"] = jnp.zeros((T, B, P_), jnp.float32)
         delta = oracle_keep(iteration)
         stats0 = dict(overflow=jnp.int32(0), max_legal=jnp.int32(0),
                       role_mismatch=jnp.int32(0), explored=jnp.int32(0),
@@ -1019,6 +1063,8 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
                        role=roles)
             if ticking:
                 row["tick"] = jax.vmap(game.tick)(prev, states)
+            if per_trick:
+                row["outcome"] = states.rewards
             if bootstrapping:  # a forced move (one legal action) was not scored
                 row["q"] = jnp.take_along_axis(q, slot[:, None], axis=1)[:, 0]
                 row["scored"] = alive & (count > 1)
@@ -1037,7 +1083,8 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
         finished = final.terminated
         target, weight = returns(bufs["rewards"] * cfg.reward_scale, bufs["seat"], bufs["alive"],
                                  finished, cfg.gamma, bufs.get("tick"), bufs.get("q"),
-                                 bufs.get("scored"), cfg.lam)
+                                 bufs.get("scored"), cfg.lam,
+                                 bufs["outcome"] * cfg.reward_scale if per_trick else None)
         if ticking and game.pre_round:
             # the report: the phases before the tricks learn the final reward, undiscounted
             final_r = jax.vmap(game.final_reward)(final) * cfg.reward_scale  # [B, P]

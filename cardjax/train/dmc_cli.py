@@ -58,8 +58,10 @@ _TRAIN_FLAGS = {
     "point_reward": (non_negative_float, "reward per trick point (the final level reward stays 1 "
                      "per level; 0: levels only)"),
     "throw_penalty": (int, "points a failed throw costs the thrower's team"),
-    "discount": (None, "where gamma applies: every decision (step) or every trick (the "
-                 "report's gamma^(tricks left))"),
+    "discount": (None, "where gamma applies: every decision (step) or every trick"),
+    "target": (None, "a decision's target: its seat's discounted return (every later reward), "
+               "or the report's (trick): its own trick's points + gamma^(tricks left) x the "
+               "level reward (needs --discount trick, --lam 1)"),
     "oracle_iterations": (non_negative_int, "oracle guiding: hidden cards shown with a "
                           "probability falling to 0 over this many iterations (0: off)"),
     "encoding": (None, "the cards' places in the features: by level and trump (dynamic, the "
@@ -68,9 +70,9 @@ _TRAIN_FLAGS = {
                     "its points (true / false)"),
 }
 _ONLY = {"lstm": ("doudizhu",), "point_reward": ("tractor",), "throw_penalty": ("tractor",),
-         "discount": ("tractor",), "oracle_iterations": ("tractor",),
+         "discount": ("tractor",), "target": ("tractor",), "oracle_iterations": ("tractor",),
          "encoding": ("tractor",), "trick_facts": ("tractor",)}  # flags of some games
-_CHOICES = {"throw_penalty": (0, 10), "discount": ("step", "trick"),
+_CHOICES = {"throw_penalty": (0, 10), "discount": ("step", "trick"), "target": ("return", "trick"),
             "encoding": ("dynamic", "static")}
 
 
