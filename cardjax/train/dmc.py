@@ -28,6 +28,7 @@ one program, no queues):
    ``lam * G + (1 - lam) * Q`` (a forced move, which is not scored, passes ``G`` on whole).  The
    target then carries less of the noise of the rest of the game: in Tractor the final level
    reward (+-1 to 3 levels) drowns the points of one trick (0.05-0.4) in Monte-Carlo targets.
+   Tractor's ``target="trick"`` is the ShengJi+ report's instead (see below).
 3. **Learning** (the learner): one network per role (a params pytree with a leading axis of
    ``num_roles``, the roles' updates vmapped -- run one after the other for non-lockstep games,
    see below); each role is trained on its own decisions,
