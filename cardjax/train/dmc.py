@@ -648,34 +648,34 @@ def returns(rewards: Array, seats: Array, alive: Array, finished: Array, gamma: 
     rewards of the decision's own trick ``k`` (from the decision to the trick's end) plus the
     final outcome ``R`` discounted once per trick after it; later tricks' rewards do not count.
     """
+    own = seats[..., None].astype(jnp.int32) == jnp.arange(rewards.shape[-1])  # [T, B, P]
     if outcome is not None:
         if ticks is None or lam != 1.0:
             raise ValueError("the per-trick target needs ticks and lam = 1")
-        return _trick_targets(rewards, outcome, seats, ticks, alive, finished, gamma)
-    P_ = rewards.shape[-1]
-    disc = (jnp.full(seats.shape, gamma, jnp.float32) if ticks is None
-            else jnp.where(ticks, gamma, 1.0))
-    if values is None or lam == 1.0:
-        values = jnp.zeros(seats.shape, jnp.float32)
-        bootstrap = jnp.zeros(seats.shape, bool)
-    own = seats[..., None].astype(jnp.int32) == jnp.arange(P_)  # [T, B, P]
+        targets = _trick_targets(rewards, outcome, own, ticks, gamma)
+    else:
+        disc = (jnp.full(seats.shape, gamma, jnp.float32) if ticks is None
+                else jnp.where(ticks, gamma, 1.0))
+        if values is None or lam == 1.0:
+            values = jnp.zeros(seats.shape, jnp.float32)
+            bootstrap = jnp.zeros(seats.shape, bool)
 
-    def back(g, x):
-        r, d, mine, v, b = x
-        g = r + d[..., None] * g
-        target = jnp.sum(jnp.where(mine, g, 0.0), axis=-1)
-        mixed = lam * target + (1.0 - lam) * v
-        return jnp.where(mine & b[..., None], mixed[..., None], g), target
+        def back(g, x):
+            r, d, mine, v, b = x
+            g = r + d[..., None] * g
+            target = jnp.sum(jnp.where(mine, g, 0.0), axis=-1)
+            mixed = lam * target + (1.0 - lam) * v
+            return jnp.where(mine & b[..., None], mixed[..., None], g), target
 
-    _, targets = jax.lax.scan(back, jnp.zeros_like(rewards[0]),
-                              (rewards, disc, own, values, bootstrap & alive), reverse=True)
+        _, targets = jax.lax.scan(back, jnp.zeros_like(rewards[0]),
+                                  (rewards, disc, own, values, bootstrap & alive), reverse=True)
     weights = (alive & finished[None, :]).astype(jnp.float32)
     return jnp.where(weights > 0, targets, 0.0).astype(jnp.float32), weights
 
 
-def _trick_targets(rewards, outcome, seats, ticks, alive, finished, gamma):
-    """``returns`` with ``outcome``: own trick's rewards + the outcome discounted per trick."""
-    own = seats[..., None].astype(jnp.int32) == jnp.arange(rewards.shape[-1])
+def _trick_targets(rewards, outcome, own, ticks, gamma):
+    """float[T, B] of :func:`returns` with ``outcome``: the rest of the decision's trick's
+    rewards plus the outcome discounted per later trick, of the acting seat (``own``)."""
 
     def back(carry, x):
         trick, final = carry  # the rest of the current trick's rewards; the discounted outcome
@@ -686,9 +686,7 @@ def _trick_targets(rewards, outcome, seats, ticks, alive, finished, gamma):
         return (trick, final), jnp.sum(jnp.where(mine, trick + final, 0.0), axis=-1)
 
     zero = jnp.zeros_like(rewards[0])
-    _, targets = jax.lax.scan(back, (zero, zero), (rewards, outcome, ticks, own), reverse=True)
-    weights = (alive & finished[None, :]).astype(jnp.float32)
-    return jnp.where(weights > 0, targets, 0.0).astype(jnp.float32), weights
+    return jax.lax.scan(back, (zero, zero), (rewards, outcome, ticks, own), reverse=True)[1]
 
 
 # -------------------------------------------------------------------------------------- network
