@@ -330,6 +330,27 @@ def test_self_play_report_trick_target(final_state):
 
 
 @pytest.mark.slow
+def test_self_play_without_forced_decisions(final_state):
+    """``train_forced=False`` plays the same games and weighs the decisions without a choice 0:
+    a hand's last card always, and most declaration decisions (passes with nothing to
+    declare); the decisions it keeps have the same targets."""
+    train, state = final_state
+    cfg = dmc.Config.from_dict({**shengji.TRAIN_DEFAULTS, **TINY, "train_forced": False})
+    key = jax.random.PRNGKey(9)
+    ret, _ = jax.device_get(train.self_play(state.params, key))
+    nf, stats = jax.device_get(dmc.make_train(cfg).self_play(state.params, key))
+    np.testing.assert_array_equal(ret.obs, nf.obs)
+    kept, w = nf.weight > 0, ret.weight > 0
+    assert np.all(w[kept]) and 0.3 < kept.sum() / w.sum() < 0.8
+    np.testing.assert_array_equal(nf.target[kept], ret.target[kept])
+    assert np.all(nf.target[~kept] == 0)
+    last = np.sum(w, axis=0) - 1
+    assert not np.any(kept[last, np.arange(w.shape[1])])
+    declare = w & (ret.role == 0)
+    assert (kept & declare).sum() < 0.2 * declare.sum()
+
+
+@pytest.mark.slow
 def test_each_role_learns_only_its_decisions(final_state):
     """``learn`` on a buffer whose decisions all belong to role ``bury``: the other networks
     (and their optimizer states) do not move, and bury's update equals one ``update`` on its
@@ -403,7 +424,7 @@ def test_loaded_agent_plays_legal_moves_to_the_end(runs):
                                   "--gamma=0", "--k=-3", "--point_reward=-1",
                                   "--oracle_iterations=x", "--eval_deals=-1",
                                   "--encoding=sorted", "--trick_facts=maybe", "--lam=1.5",
-                                  "--target=hand"])
+                                  "--target=hand", "--train_forced=sometimes"])
 def test_cli_rejects_bad_flags(flag, capsys):
     with pytest.raises(SystemExit):
         shengji.parse_args([flag])
@@ -428,6 +449,8 @@ def test_cli_defaults_and_leveling_rate():
     with pytest.raises(ValueError, match="encoding"):
         dmc.Config.for_game("tractor", encoding="sorted")
     assert cfg.target == "return" and shengji.parse_args(["--target", "trick"]).target == "trick"
+    assert cfg.train_forced and shengji.parse_args(["--train_forced", "false"]).train_forced \
+        is False
     assert dmc.Config.from_dict(old).target == "return"
     for bad in ({"discount": "step"}, {"lam": 0.8}):  # the report's target discounts per trick
         with pytest.raises(ValueError, match="target 'trick'"):

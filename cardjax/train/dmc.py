@@ -22,7 +22,8 @@ one program, no queues):
    below); the target of a decision is ``G_t`` of the seat that made it.  ``gamma`` discounts per
    env step (every seat's move counts); 1 for Dou Dizhu, where the target is the final reward
    itself, as in DouZero.  Steps after the end of a game (padding) and the decisions of truncated
-   games weigh 0.
+   games weigh 0; so do the decisions with one legal action under ``train_forced=False`` (their
+   Q chooses nothing; Tractor: 43% of the decisions, most declaration passes).
    ``lam < 1`` (not in the papers; default 1) makes them lambda-returns: each actor keeps the Q
    of the move it took, and a seat's return looks back through its own later decisions as
    ``lam * G + (1 - lam) * Q`` (a forced move, which is not scored, passes ``G`` on whole).  The
@@ -215,6 +216,8 @@ class Config(DictConfig):
     gamma: float = 1.0  # discount per env step (= per decision)
     lam: float = 1.0  # lambda of the targets: 1 = Monte-Carlo returns (DouZero); below 1 mixes
     # in the actors' Q of the seat's later decisions (lambda-returns, see ``returns``)
+    train_forced: bool = True  # train on the decisions with one legal action too (DouZero);
+    # False: they weigh 0, as their Q chooses nothing
     lr: float = 1e-4  # RMSProp (DouZero)
     alpha: float = 0.99
     rms_eps: float = 1e-5
@@ -961,6 +964,7 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
     lockstep = game.lockstep
     ticking = cfg.discount == "trick"  # discount per trick (game.tick), not per step
     bootstrapping = cfg.lam < 1.0  # lambda-returns: keep the actors' Q of the moves taken
+    choosing = bootstrapping or not cfg.train_forced  # keep which decisions had a choice
     per_trick = cfg.target == "trick"  # the report's targets: own trick + discounted outcome
 
     def init_one(key):
@@ -1017,6 +1021,7 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
             bufs["tick"] = jnp.zeros((T, B), bool)
         if bootstrapping:
             bufs["q"] = jnp.zeros((T, B), jnp.float32)
+        if choosing:
             bufs["scored"] = jnp.zeros((T, B), bool)
         if per_trick:  # the env's own rewards: the final level reward
             bufs["outcome"] = jnp.zeros((T, B, P_), jnp.float32)
@@ -1064,8 +1069,9 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
                 row["tick"] = jax.vmap(game.tick)(prev, states)
             if per_trick:
                 row["outcome"] = states.rewards
-            if bootstrapping:  # a forced move (one legal action) was not scored
+            if bootstrapping:
                 row["q"] = jnp.take_along_axis(q, slot[:, None], axis=1)[:, 0]
+            if choosing:  # a forced move (one legal action) was not scored
                 row["scored"] = alive & (count > 1)
             bufs = {n: jax.lax.dynamic_update_index_in_dim(bufs[n], row[n], t, 0) for n in bufs}
             stats = dict(
@@ -1084,6 +1090,9 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
                                  finished, cfg.gamma, bufs.get("tick"), bufs.get("q"),
                                  bufs.get("scored"), cfg.lam,
                                  bufs["outcome"] * cfg.reward_scale if per_trick else None)
+        if not cfg.train_forced:  # a forced move's Q chooses nothing
+            weight = weight * bufs["scored"]
+            target = jnp.where(weight > 0, target, 0.0)
         if ticking and game.pre_round:
             # the report: the phases before the tricks learn the final reward, undiscounted
             final_r = jax.vmap(game.final_reward)(final) * cfg.reward_scale  # [B, P]

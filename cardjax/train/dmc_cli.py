@@ -44,6 +44,8 @@ _TRAIN_FLAGS = {
     "gamma": (discount_factor, "discount per step"),
     "lam": (probability, "lambda of the targets: 1 = Monte-Carlo returns; below 1 mixes in the "
             "actors' Q of the seat's later decisions"),
+    "train_forced": (boolean, "train on the decisions with one legal action too (true / false; "
+                     "false: they weigh 0, their Q chooses nothing)"),
     "lr": (positive_float, "RMSProp learning rate"),
     "alpha": (probability, "RMSProp decay"),
     "clip": (positive_float, "gradient clipping (global norm, per role)"),
