@@ -110,7 +110,7 @@ is ~280 decisions).  ``target="return"`` makes a trick decision's target every l
 its seat, discounted per trick; ``target="trick"`` is the report's own (4.4),
 ``r_t + gamma^(T - k) R`` over T tricks: the rewards of the decision's own trick ``k`` plus the
 final level reward discounted once per later trick, without the later tricks' points
-(``returns(..., outcome=...)``; the buffer then keeps the env's level rewards apart).
+(``returns(..., outcome=...)``, the outcome placed at each hand's last step).
 Oracle guiding (report 4.5; ``oracle_iterations > 0``): the features get every hand and the kitty
 (``observe_oracle``'s extra part) appended, shown to a game at a step with probability falling
 linearly from 1 to 0 over the first ``oracle_iterations`` iterations and zeros otherwise; the
@@ -1023,8 +1023,6 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
             bufs["q"] = jnp.zeros((T, B), jnp.float32)
         if choosing:
             bufs["scored"] = jnp.zeros((T, B), bool)
-        if per_trick:  # the env's own rewards: the final level reward
-            bufs["outcome"] = jnp.zeros((T, B, P_), jnp.float32)
         delta = oracle_keep(iteration)
         stats0 = dict(overflow=jnp.int32(0), max_legal=jnp.int32(0),
                       role_mismatch=jnp.int32(0), explored=jnp.int32(0),
@@ -1067,8 +1065,6 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
                        role=roles)
             if ticking:
                 row["tick"] = jax.vmap(game.tick)(prev, states)
-            if per_trick:
-                row["outcome"] = states.rewards
             if bootstrapping:
                 row["q"] = jnp.take_along_axis(q, slot[:, None], axis=1)[:, 0]
             if choosing:  # a forced move (one legal action) was not scored
@@ -1086,16 +1082,21 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
         t, final, _, bufs, stats = jax.lax.while_loop(
             cond, body, (jnp.int32(0), states, k_play, bufs, stats0))
         finished = final.terminated
+        if game.final_reward is not None:
+            final_r = jax.vmap(game.final_reward)(final) * cfg.reward_scale  # [B, P]
+        outcome = None
+        if per_trick:  # the final reward came with each game's last step
+            alive = bufs["alive"]
+            last = alive & ~jnp.concatenate([alive[1:], jnp.zeros_like(alive[:1])])
+            outcome = jnp.where((last & finished)[..., None], final_r, 0.0)
         target, weight = returns(bufs["rewards"] * cfg.reward_scale, bufs["seat"], bufs["alive"],
                                  finished, cfg.gamma, bufs.get("tick"), bufs.get("q"),
-                                 bufs.get("scored"), cfg.lam,
-                                 bufs["outcome"] * cfg.reward_scale if per_trick else None)
+                                 bufs.get("scored"), cfg.lam, outcome)
         if not cfg.train_forced:  # a forced move's Q chooses nothing
             weight = weight * bufs["scored"]
             target = jnp.where(weight > 0, target, 0.0)
         if ticking and game.pre_round:
             # the report: the phases before the tricks learn the final reward, undiscounted
-            final_r = jax.vmap(game.final_reward)(final) * cfg.reward_scale  # [B, P]
             seat_r = jnp.take_along_axis(jnp.broadcast_to(final_r, bufs["rewards"].shape),
                                          bufs["seat"][..., None].astype(jnp.int32), axis=-1)[..., 0]
             pre = jnp.isin(bufs["role"], jnp.asarray(game.pre_round))
