@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-from cardjax.core import CheckedEnv, Env, auto_reset, checked, random_action
+from cardjax.core import Agent, CheckedEnv, Env, auto_reset, checked, random_action
 
 __version__ = "0.1.0"
 
@@ -33,4 +33,4 @@ def make(name: str, checked: bool = False, **options) -> Env:
     return globals()["checked"](env) if checked else env
 
 
-__all__ = ["make", "GAMES", "Env", "CheckedEnv", "auto_reset", "checked", "random_action", "__version__"]
+__all__ = ["make", "GAMES", "Agent", "Env", "CheckedEnv", "auto_reset", "checked", "random_action", "__version__"]

@@ -19,7 +19,7 @@ adds the common policies above, so every game behaves the same way at the edges.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -113,6 +113,17 @@ class Env:
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
         return f"cardjax.make({self.name!r}{', ' if opts else ''}{opts})"
+
+
+class Agent(NamedTuple):
+    """A player: ``act(params, key, state) -> int32 action`` for one game (vmap for a batch).
+
+    Baselines have ``params=None``; trained players carry their network's params, so a caller can
+    swap them (``agent._replace(params=new)``) without rebuilding ``act``."""
+
+    name: str
+    act: Callable
+    params: Any = None
 
 
 def auto_reset(step_fn: Callable, init_fn: Callable) -> Callable:

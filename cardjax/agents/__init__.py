@@ -7,13 +7,8 @@ and public fields); players that need the other hands sample them with ``env.sam
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, NamedTuple
 
-
-class Agent(NamedTuple):
-    name: str
-    act: Callable  # act(params, key, state) -> int32 action
-    params: Any = None
+from cardjax.core import Agent
 
 
 # (game, name) -> "module:factory"; a factory takes the env and returns an Agent.

@@ -5,7 +5,7 @@ phase, the role of a state is its phase, and a run trained with oracle guiding p
 hidden part zeroed).
 
 ``load(env, path, **opts)`` restores the newest (or a chosen) checkpoint's Q networks (one per
-role; Gongzhu has one for every seat) and returns an :class:`~cardjax.agents.Agent` that plays
+role; Gongzhu has one for every seat) and returns an :class:`~cardjax.core.Agent` that plays
 greedily: the legal actions are compacted into ``k`` slots (default: the run's ``k``;
 :func:`cardjax.train.dmc.compact`), the network of the acting seat's role scores them and the
 best one is played -- no exploration.  ``act`` is for one game; under ``vmap`` (the arena) a
@@ -65,7 +65,7 @@ def load_params(path: str, iteration: int | None = None):
 def agent_from_params(env, params, cfg: dmc.Config, name: str | None = None,
                       k: int | None = None):
     """The greedy player of the networks ``params`` (stacked per role) trained with ``cfg``."""
-    from cardjax.agents import Agent
+    from cardjax.core import Agent
 
     if env.name != cfg.game:
         raise ValueError(f"a {cfg.game} DMC checkpoint cannot play {env.name}")

@@ -159,6 +159,6 @@ def _act(env, rlcard_partner_quirk, params, key, state):
 
 def make(env, rlcard_partner_quirk: bool = False):
     """The rule player for ``env`` (a ``DouDizhu``): ``Agent("rule", act)``."""
-    from cardjax.agents import Agent
+    from cardjax.core import Agent
 
     return Agent("rule", functools.partial(_act, env, bool(rlcard_partner_quirk)))

@@ -25,7 +25,7 @@ from functools import partial
 import jax
 import jax.numpy as jnp
 
-from cardjax.agents import Agent
+from cardjax.core import Agent
 from cardjax.agents.gongzhu_features import (
     Position, card_summary, compact, gain,
 )

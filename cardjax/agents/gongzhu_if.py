@@ -178,6 +178,6 @@ def act(env, params, key, state):
 
 
 def make(env):
-    from cardjax.agents import Agent
+    from cardjax.core import Agent
 
     return Agent("if", partial(act, env))

@@ -9,6 +9,6 @@ def act(params, key, state):
 
 
 def make(env):
-    from cardjax.agents import Agent
+    from cardjax.core import Agent
 
     return Agent("random", act)

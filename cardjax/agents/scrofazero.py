@@ -1,7 +1,7 @@
 """A trained ScrofaZero player loaded from a training run (``experiments/scrofazero.py --out DIR``).
 
 ``load(env, path, **options)`` restores the newest (or a chosen) checkpoint's network and
-returns an :class:`~cardjax.agents.Agent` that plays under hidden information with
+returns an :class:`~cardjax.core.Agent` that plays under hidden information with
 :func:`cardjax.search.hidden_info.decide`: sampled worlds (stratified or uniform), optional IEC
 weights, MCTS with ``b + k x legal`` simulations in each world (paper: b = 10, k = 2).
 """

@@ -254,6 +254,6 @@ def _act(env, params, key, state):
 
 def make(env):
     """The rule player for ``env`` (a ``Tractor``): ``Agent("rule", act)``."""
-    from cardjax.agents import Agent
+    from cardjax.core import Agent
 
     return Agent("rule", functools.partial(_act, env))

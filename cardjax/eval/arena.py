@@ -37,7 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 from tqdm.auto import tqdm
 
-from cardjax.agents import Agent
+from cardjax.core import Agent
 
 
 class Duplicates(NamedTuple):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from cardjax.agents import Agent
+from cardjax.core import Agent
 from cardjax.games import tractor
 
 DONE = tractor.NUM_TYPES  # the action that ends a move

@@ -71,7 +71,7 @@ of its root child value over the worlds where it was visited (normally all); the
 with the highest value is played.  With one legal move (or none visited, or a finished game)
 the first legal action is returned -- through ``jnp.where``, shapes stay fixed.
 
-:func:`make_agent` wraps this into a :class:`cardjax.agents.Agent` playing with a
+:func:`make_agent` wraps this into a :class:`cardjax.core.Agent` playing with a
 :class:`~cardjax.nets.policy_value.PolicyValueNet`: ``value_fn`` is
 :func:`~cardjax.nets.policy_value.oracle_value_fn` and ``q_fn = logits / target_beta`` (the
 trainer fits the policy to ``softmax(target_beta * child_values)``, so the logits are values in
@@ -310,7 +310,7 @@ def make_agent(env, apply_fn: Callable, params, *, target_beta: float, name: str
                sampling: str = "stratified", iec: bool = True, worlds: int = 9, b: int = 10,
                k: int = 2, max_simulations: int | None = None, c: float = 30.0,
                beta: float = DEFAULT_BETA, key_cards=KEY_CARDS, skip_discards: bool = True):
-    """A :class:`cardjax.agents.Agent` playing :func:`decide` with a policy/value net.
+    """A :class:`cardjax.core.Agent` playing :func:`decide` with a policy/value net.
 
     ``apply_fn(params, obs) -> (logits[52], value)`` (e.g. ``PolicyValueNet(...).apply``);
     ``act(params, key, state)`` uses the ``params`` it is given (the agent's ``params`` field
@@ -318,7 +318,7 @@ def make_agent(env, apply_fn: Callable, params, *, target_beta: float, name: str
     ``target_beta`` (required) is the inverse temperature the policy was trained with: the
     policy target is ``softmax(target_beta * child_values)``, so ``q = logits / target_beta``.
     """
-    from cardjax.agents import Agent
+    from cardjax.core import Agent
     from cardjax.nets.policy_value import oracle_value_fn
 
     if sampling not in SAMPLING:
