@@ -43,6 +43,7 @@ class Env:
     num_players: int = 0
     num_actions: int = 0
     teams: tuple[int, ...] = ()  # seat -> team id
+    max_steps: int = 0  # the most actions a game can take: a bound for scans and buffers
     illegal_penalty: float = 0.0
     options: dict[str, Any] = {}
 
@@ -106,6 +107,11 @@ class Env:
             legal_action_mask=jnp.ones_like(state.legal_action_mask),
             step_count=state.step_count + 1,
         )
+
+    @property
+    def num_teams(self) -> int:
+        """Teams of ``teams`` (sides whose rewards are shared: 2 in every game here)."""
+        return len(set(self.teams))
 
     def team_of(self, seat) -> Array:
         return jnp.asarray(self.teams, dtype=jnp.int32)[seat]

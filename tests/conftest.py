@@ -23,11 +23,6 @@ import pytest
 import cardjax
 from cardjax import cards
 
-# A scan plays this many actions per game (stepping a terminated state is a no-op, so a bound
-# above the longest game is enough).  Add a game's bound here when the game is added.
-MAX_STEPS = {"gongzhu": 52, "mini_doudizhu": 26,  # mini: <= 13 plays + 12 passes
-             "tractor": 620}  # 104 declare + 8 bury + 76 chaodi + 425 trick sub-actions
-DEFAULT_MAX_STEPS = 400
 # Batch size of the vmapped playouts (kept fixed so that one compile serves every test).
 BATCH = 8
 
@@ -135,7 +130,8 @@ class Compiled:
 
     def __init__(self, env):
         self.env = env
-        self.max_steps = MAX_STEPS.get(env.name, DEFAULT_MAX_STEPS)
+        # a scan plays env.max_steps actions (stepping a terminated state is a no-op)
+        self.max_steps = env.max_steps
         self.init = jax.jit(env.init)
         self.step = jax.jit(env.step)
         self.observe = jax.jit(env.observe)

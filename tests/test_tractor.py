@@ -669,7 +669,7 @@ def test_hand_without_throws_or_chaodi():
     s = env.init(jax.random.PRNGKey(5))
     rng = np.random.default_rng(5)
     phases = set()
-    for _ in range(620):  # the step bound of conftest.MAX_STEPS
+    for _ in range(env.max_steps):
         legal = np.flatnonzero(np.asarray(s.legal_action_mask))
         assert legal.size
         phases.add(int(s.phase))

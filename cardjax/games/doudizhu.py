@@ -114,6 +114,9 @@ class DouDizhu(Env):
         self.bidding, self.spring, self.reward = bool(bidding), bool(spring), reward
         self.illegal_penalty = float(illegal_penalty)
         self.num_actions = NUM_MOVES + (4 if self.bidding else 0)
+        # at most 52 non-pass moves before a seat is empty (the two others keep a card each) and
+        # two passes between them; bidding adds a bid per seat
+        self.max_steps = 154 + (3 if self.bidding else 0)
         self.options = {"bidding": self.bidding, "spring": self.spring, "reward": reward}
         self.observation_shape = (OBS_SIZE,)
         self.oracle_shape = (ORACLE_SIZE,)

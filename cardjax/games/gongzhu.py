@@ -194,6 +194,8 @@ class Gongzhu(Env):
         self.first_leader = first_leader
         self.illegal_penalty = float(illegal_penalty)
         self.num_actions = NUM_CARDS + (1 if self.exposure else 0)
+        # 52 plays; exposing adds at most the four special cards and each seat's "done"
+        self.max_steps = NUM_CARDS + (8 if self.exposure else 0)
         self.options = {"exposure": self.exposure, "first_leader": first_leader}
         if illegal_penalty != 1000.0:
             self.options["illegal_penalty"] = self.illegal_penalty

@@ -242,6 +242,8 @@ class MiniDouDizhu(Env):
     num_actions = NUM_ACTIONS
     teams = (0, 1)
 
+    max_steps = 26  # a bound: at most 13 plays and 12 passes between them
+
     def __init__(self, illegal_penalty: float = 1.0):
         self.illegal_penalty = float(illegal_penalty)
         self.options = {} if illegal_penalty == 1.0 else {"illegal_penalty": self.illegal_penalty}
