@@ -307,7 +307,7 @@ class Tractor(Env):
     illegal_penalty = 3.0
     observation_shape = (OBS_SIZE,)
 
-    max_steps = 613  # 104 declare + 8 bury + 76 chaodi + 425 trick sub-actions
+    max_steps = 620  # a bound: 104 declare + 8 bury + 76 chaodi + 425 trick sub-actions = 613
 
     def __init__(self, throws: bool = True, throw_penalty: int = 0, chaodi: bool = True,
                  kitty_multiplier: str = "power", levels: str = "standard", level=None,
