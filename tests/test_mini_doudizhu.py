@@ -14,6 +14,7 @@ import pytest
 
 import cardjax
 from cardjax.games import mini_doudizhu as mdz
+from cardjax.games import mini_doudizhu_solver as solver
 from conftest import get_compiled, to_numpy
 
 A = mdz.parse_action
@@ -172,7 +173,7 @@ def test_sample_hidden_keeps_counts_and_is_hypergeometric(c, env):
 def test_init_deals_match_solver_distribution(c):
     """Random deals from ``init`` are valid and distributed as ``solve``'s probabilities say:
     the leader's win rate over them is the solver's 70.7% (within sampling error)."""
-    hands, probs, values = mdz.solve()
+    hands, probs, values = solver.solve()
     index = {h.tobytes(): i for i, h in enumerate(hands.astype(np.int8))}
     n = 20000
     states = jax.jit(jax.vmap(c.env.init))(jax.random.split(jax.random.PRNGKey(1), n))
@@ -199,7 +200,7 @@ def test_env_follows_solver_to_predicted_winner(c, env, hands, leader):
     """Both seats play solver-optimal moves through the env; the predicted winner wins, also when
     the losing side plays any legal move (here: a random one)."""
     h = mdz.check_deal(hands)
-    lead_wins = mdz.position_wins(h[leader], h[1 - leader])
+    lead_wins = solver.position_wins(h[leader], h[1 - leader])
     expect = leader if lead_wins else 1 - leader
     rng = np.random.default_rng(0)
     for loser_random in (False, True):
@@ -207,7 +208,7 @@ def test_env_follows_solver_to_predicted_winner(c, env, hands, leader):
         while not bool(s.terminated):
             p = int(s.current_player)
             hs = np.asarray(s._hands)
-            best = mdz.optimal_actions(hs[p], hs[1 - p], int(s.to_beat))
+            best = solver.optimal_actions(hs[p], hs[1 - p], int(s.to_beat))
             legal = np.flatnonzero(np.asarray(s.legal_action_mask))
             assert set(best) <= set(legal.tolist())
             a = int(rng.choice(legal)) if (loser_random and p != expect) else best[0]
@@ -216,7 +217,7 @@ def test_env_follows_solver_to_predicted_winner(c, env, hands, leader):
 
 
 def test_env_agrees_with_solver_on_solved_deals(c, env):
-    hands, _, values = mdz.solve()
+    hands, _, values = solver.solve()
     rng = np.random.default_rng(3)
     picks = np.concatenate([rng.choice(np.flatnonzero(values > 0), 3, replace=False),
                             rng.choice(np.flatnonzero(values < 0), 3, replace=False)])
@@ -225,7 +226,7 @@ def test_env_agrees_with_solver_on_solved_deals(c, env):
         while not bool(s.terminated):
             p = int(s.current_player)
             hs = np.asarray(s._hands)
-            s = c.step(s, jnp.int32(mdz.optimal_actions(hs[p], hs[1 - p], int(s.to_beat))[0]))
+            s = c.step(s, jnp.int32(solver.optimal_actions(hs[p], hs[1 - p], int(s.to_beat))[0]))
         assert int(s.winner) == (0 if values[i] > 0 else 1), mdz.hand_str(hands[i][0])
 
 
@@ -262,7 +263,7 @@ def test_init_from_deal_counts_equal_strings(env):
 
 # ---------------------------------------------------------------------------- the solver
 def test_solve_deals_and_probabilities():
-    hands, probs, values = mdz.solve()
+    hands, probs, values = solver.solve()
     assert hands.shape == (8832, 2, 6) and probs.shape == (8832,) and values.shape == (8832,)
     assert probs.dtype == np.float64
     assert len({h.tobytes() for h in hands}) == 8832
@@ -287,19 +288,19 @@ def _direct_count(h0, h1):
 
 @pytest.mark.parametrize("deal", [("1111BR2", "2223333"), ("1234BR1", "2223334")])
 def test_probability_agrees_with_direct_count(deal):
-    hands, probs, _ = mdz.solve()
+    hands, probs, _ = solver.solve()
     h = mdz.check_deal(list(deal))
     i = int(np.flatnonzero((hands == h).all(axis=(1, 2)))[0])
     n = _direct_count(h[0], h[1])
-    assert n == mdz.deal_count(h)
+    assert n == solver.deal_count(h)
     assert probs[i] == pytest.approx(n / (math.comb(18, 7) * math.comb(11, 7)), rel=1e-12)
 
 
 def test_first_player_win_rate():
-    rate = mdz.first_player_win_rate()
+    rate = solver.first_player_win_rate()
     assert abs(rate - 0.707) < 0.0005  # the paper's 70.7%
-    assert mdz.first_player_win_rate(exact=True) == Fraction(185659, 262548)  # 0.70714...
-    hands, probs, values = mdz.solve()
+    assert solver.first_player_win_rate(exact=True) == Fraction(185659, 262548)  # 0.70714...
+    hands, probs, values = solver.solve()
     assert rate == pytest.approx(float(probs @ (values > 0)), abs=1e-12)
 
 
@@ -321,18 +322,18 @@ def test_first_player_win_rate():
     ],
 )
 def test_solver_small_positions(me, opp, to_beat, wins):
-    assert mdz.position_wins(me, opp, to_beat) is wins
+    assert solver.position_wins(me, opp, to_beat) is wins
 
 
 def test_solver_optimal_actions():
-    assert [mdz.action_str(a) for a in mdz.optimal_actions("11R", "4")] == ["11", "R"]  # not "1"
-    assert [mdz.action_str(a) for a in mdz.optimal_actions("112", "3")] == ["11"]
+    assert [mdz.action_str(a) for a in solver.optimal_actions("11R", "4")] == ["11", "R"]  # not "1"
+    assert [mdz.action_str(a) for a in solver.optimal_actions("112", "3")] == ["11"]
     # a lost position: every legal move
-    assert [mdz.action_str(a) for a in mdz.optimal_actions("12", "4")] == ["1", "2"]
+    assert [mdz.action_str(a) for a in solver.optimal_actions("12", "4")] == ["1", "2"]
     with pytest.raises(ValueError):
-        mdz.position_wins("", "1")
+        solver.position_wins("", "1")
     with pytest.raises(ValueError):
-        mdz.position_wins("11111", "1")
+        solver.position_wins("11111", "1")
 
 
 def _brute_force_leader_wins(h0, h1):
@@ -356,7 +357,7 @@ def _brute_force_leader_wins(h0, h1):
 
 
 def test_solver_agrees_with_brute_force():
-    hands, _, values = mdz.solve()
+    hands, _, values = solver.solve()
     rng = np.random.default_rng(7)
     for i in rng.choice(len(hands), 150, replace=False):
         assert _brute_force_leader_wins(hands[i, 0], hands[i, 1]) == (values[i] > 0), hands[i]

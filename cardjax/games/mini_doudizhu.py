@@ -1,4 +1,4 @@
-"""Mini Dou Di Zhu (Whitehouse, Powley & Cowling 2011, section II.G) and its exact solver.
+"""Mini Dou Di Zhu (Whitehouse, Powley & Cowling 2011, section II.G).
 
 The game (``shared/rules/doudizhu.md``, section "Mini Dou Di Zhu"): two players, 18 cards in six
 ranks ``1 < 2 < 3 < 4 < B < R`` (four copies each of the ranks 1..4, one small joker ``B`` and one
@@ -15,25 +15,16 @@ Actions (19): ``4 * r + (c - 1)`` plays ``c`` (1..4) cards of rank ``r`` (0..3, 
 so ``0..15`` are ``1 11 111 1111 2 22 ... 4444``; ``16`` plays ``B``, ``17`` plays ``R``; ``18`` is
 pass.  The tables :data:`ACTION_RANK` / :data:`ACTION_COUNT` describe every action; the legal-move
 rule (:func:`legal_mask`) and the effect of a move (:func:`apply_action`) are written once against
-them and run both under ``jax.numpy`` (the env) and NumPy (the solver).
+them and run both under ``jax.numpy`` (the env) and NumPy (the exact solver,
+:mod:`cardjax.games.mini_doudizhu_solver`).
 
 State fields beyond the contract: ``to_beat`` the action to beat (-1 when the player to act
 leads), ``played[seat, rank]`` cards played so far by each seat, ``leader`` the seat that led the
 game, ``winner`` (-1 while playing); hidden: ``_hands[seat, rank]`` the cards each seat holds and
 ``_kitty[rank]`` the 4 undealt cards.
-
-The solver (:func:`solve`, :func:`first_player_win_rate`) enumerates the 8832 distinct deals,
-weights each by its probability under uniform shuffling of the 18 physical cards and solves it
-exactly (memoized negamax over ``(hand to move, other hand, move to beat)``).  Under perfect
-play the leader wins 70.71% of deals (exactly 0.707143...), the paper's figure.
 """
 
 from __future__ import annotations
-
-import functools
-import itertools
-import math
-from fractions import Fraction
 
 import jax
 import jax.numpy as jnp
@@ -389,170 +380,3 @@ class MiniDouDizhu(Env):
         if s.terminated:
             lines.append(f"rewards: {np.asarray(s.rewards).astype(int).tolist()}")
         return "\n".join(lines)
-
-
-# ---------------------------------------------------------------------------- the solver
-# A hand is encoded as a small integer: mixed radix over the ranks (5, 5, 5, 5, 2, 2).
-_RADIX = (FULL + 1).astype(np.int64)
-_MUL = np.concatenate([[1], np.cumprod(_RADIX[:-1])]).astype(np.int64)  # 1 5 25 125 625 1250
-NUM_HAND_CODES = int(np.prod(_RADIX))  # 2500
-_NUM_TO_BEAT = NUM_MOVES + 1  # slot 18 = leading
-_ALL_HANDS = (np.arange(NUM_HAND_CODES)[:, None] // _MUL) % _RADIX  # code -> counts (2500, 6)
-
-
-def hand_code(hand) -> int:
-    return int(np.dot(np.asarray(hand, np.int64), _MUL))
-
-
-@functools.lru_cache(maxsize=None)
-def _move_tables():
-    """For every hand code and every move to beat (slot 18 = leading): the legal actions and the
-    codes of the hands they leave, from :func:`legal_mask` / :func:`apply_action` in NumPy."""
-    codes = np.arange(NUM_HAND_CODES)
-    to_beat = np.arange(_NUM_TO_BEAT) % _NUM_TO_BEAT
-    to_beat = np.where(to_beat == NUM_MOVES, -1, to_beat)
-    mask = legal_mask(_ALL_HANDS[:, None, :], to_beat[None, :], xp=np)  # (2500, 19, 19)
-    after = apply_action(_ALL_HANDS[:, None, :], np.arange(NUM_ACTIONS)[None, :], xp=np)
-    after_code = after @ _MUL  # (2500, 19)
-    assert (after_code[codes, PASS] == codes).all()
-    return mask, after_code
-
-
-class _Solver:
-    """Memoized negamax over positions ``(hand to move, other hand, move to beat)``, encoded as
-    one integer.  ``wins(me, opp, tb)`` is True when the player to move wins under perfect play."""
-
-    def __init__(self):
-        mask, after = _move_tables()
-        self._mask, self._after = mask, after
-        # per (hand code, to-beat slot): [(action, code after)], winning-if-empty moves first
-        self._moves: dict[int, list[tuple[int, int]]] = {}
-        self._memo: dict[int, bool] = {}
-
-    def moves(self, me: int, slot: int) -> list[tuple[int, int]]:
-        k = me * _NUM_TO_BEAT + slot
-        m = self._moves.get(k)
-        if m is None:
-            acts = np.flatnonzero(self._mask[me, slot])
-            m = sorted(((int(a), int(self._after[me, a])) for a in acts), key=lambda x: x[1] != 0)
-            self._moves[k] = m
-        return m
-
-    def wins(self, me: int, opp: int, slot: int) -> bool:
-        key = (me * NUM_HAND_CODES + opp) * _NUM_TO_BEAT + slot
-        memo = self._memo
-        v = memo.get(key)
-        if v is not None:
-            return v
-        v = False
-        for a, left in self.moves(me, slot):
-            if left == 0 and a != PASS:
-                v = True  # emptied the hand
-                break
-            nslot = NUM_MOVES if a == PASS else a
-            if not self.wins(opp, left, nslot):
-                v = True
-                break
-        memo[key] = v
-        return v
-
-    def best_actions(self, me: int, opp: int, slot: int) -> list[int]:
-        """The legal actions that keep a won position won (all legal ones when it is lost)."""
-        good, legal = [], []
-        for a, left in self.moves(me, slot):
-            legal.append(a)
-            if (left == 0 and a != PASS) or not self.wins(opp, left, NUM_MOVES if a == PASS else a):
-                good.append(a)
-        return good or legal
-
-
-@functools.lru_cache(maxsize=None)
-def _solver() -> _Solver:
-    return _Solver()
-
-
-def position_wins(hand_to_move, other_hand, to_beat=None) -> bool:
-    """Whether the player to move wins under perfect play (both hands known).
-
-    Hands are rank counts (6,) or strings and may hold any number of cards (the player to move
-    must hold at least one); ``to_beat`` is the move to beat (a string or action) or ``None``
-    when leading.
-    """
-    me, opp = _as_hand(hand_to_move, "hand_to_move"), _as_hand(other_hand, "other_hand")
-    _check_position(me, opp)
-    tb = _as_to_beat(to_beat)
-    return _solver().wins(hand_code(me), hand_code(opp), NUM_MOVES if tb < 0 else tb)
-
-
-def optimal_actions(hand_to_move, other_hand, to_beat=None) -> list[int]:
-    """The actions that win when the position is won (all legal actions when it is lost)."""
-    me, opp = _as_hand(hand_to_move, "hand_to_move"), _as_hand(other_hand, "other_hand")
-    _check_position(me, opp)
-    tb = _as_to_beat(to_beat)
-    return _solver().best_actions(hand_code(me), hand_code(opp), NUM_MOVES if tb < 0 else tb)
-
-
-def _check_position(me, opp):
-    if (me < 0).any() or (opp < 0).any() or ((me + opp) > FULL).any():
-        raise ValueError(f"not a position of the 18-card deck: {hand_str(me)!r} vs {hand_str(opp)!r}")
-    if me.sum() == 0 or opp.sum() == 0:
-        raise ValueError("the game is over when a hand is empty")
-
-
-def _hands_of_size(n: int) -> np.ndarray:
-    return np.array(
-        [h for h in itertools.product(*(range(c + 1) for c in FULL)) if sum(h) == n], np.int32
-    )
-
-
-def deal_count(hands) -> int:
-    """Number of ways (ordered 7-card sets of physical cards) to deal ``hands`` (2, 6)."""
-    h = np.asarray(hands)
-    n = 1
-    for r in range(NUM_RANKS):
-        left = int(FULL[r])
-        for seat in range(h.shape[0]):
-            n *= math.comb(left, int(h[seat, r]))
-            left -= int(h[seat, r])
-    return n
-
-
-NUM_DEALINGS = math.comb(NUM_CARDS, HAND_SIZE) * math.comb(NUM_CARDS - HAND_SIZE, HAND_SIZE)
-
-
-@functools.lru_cache(maxsize=None)
-def _solve_cached():
-    one = _hands_of_size(HAND_SIZE)  # the 268 possible hands
-    pairs = one[:, None, :] + one[None, :, :]
-    i, j = np.nonzero((pairs <= FULL).all(-1))
-    hands = np.stack([one[i], one[j]], axis=1).astype(np.int8)  # (8832, 2, 6)
-    counts = [deal_count(h) for h in hands]
-    probs = np.array(counts, np.float64) / NUM_DEALINGS
-    solver = _solver()
-    codes = hands.astype(np.int64) @ _MUL
-    values = np.array(
-        [1 if solver.wins(int(a), int(b), NUM_MOVES) else -1 for a, b in codes], np.int8
-    )
-    win_exact = Fraction(sum(c for c, v in zip(counts, values) if v > 0), NUM_DEALINGS)
-    for x in (hands, probs, values):
-        x.setflags(write=False)
-    return hands, probs, values, win_exact
-
-
-def solve():
-    """Every distinct deal solved exactly.
-
-    Returns ``(hands, probs, values)``: ``hands`` int8 (8832, 2, 6) the deals (seat 0, the
-    leader, first), ``probs`` float64 (8832,) each deal's probability when the 18 cards are
-    shuffled uniformly (sums to 1), ``values`` int8 (8832,) the leader's result under perfect
-    play by both sides, +1 win / -1 loss.  Computed once per process (read-only arrays).
-    """
-    hands, probs, values, _ = _solve_cached()
-    return hands, probs, values
-
-
-def first_player_win_rate(exact: bool = False):
-    """Probability that the leader wins under perfect play (0.70714...; the paper's 70.7%).
-    ``exact=True`` gives the ``fractions.Fraction``."""
-    _, probs, values, win_exact = _solve_cached()
-    return win_exact if exact else float(np.sum(probs[values > 0]))
