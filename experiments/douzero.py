@@ -35,7 +35,8 @@ import cardjax
 from cardjax import agents
 from cardjax.agents import dmc as dmc_agent
 from cardjax.eval import arena
-from cardjax.train import dmc, dmc_cli
+from cardjax.train import dmc
+from cardjax.train.dmc import cli as dmc_cli
 
 # The training flags' defaults: small enough for a CPU run of a few minutes (dmc.Config has
 # DouZero's values where it gives them).

@@ -36,7 +36,8 @@ import cardjax
 from cardjax import agents
 from cardjax.agents import dmc as dmc_agent
 from cardjax.eval import arena
-from cardjax.train import dmc, dmc_cli
+from cardjax.train import dmc
+from cardjax.train.dmc import cli as dmc_cli
 
 # The training flags' defaults: small enough for a CPU run of a minute or two.
 TRAIN_DEFAULTS = dmc_cli.train_defaults("gongzhu", num_envs=32, width=128, depth=2,
@@ -47,7 +48,7 @@ def parse_args(argv=None):
     return dmc_cli.make_parser(
         __doc__, "runs/gongzhu_dmc", 200, TRAIN_DEFAULTS,
         "WPG: duplicate deals against two Mr Greeds, both seat rotations",
-        skip=("lstm",), eval_every=50, eval_deals=32, checkpoint_every=50).parse_args(argv)
+        eval_every=50, eval_deals=32, checkpoint_every=50).parse_args(argv)
 
 
 def make_evaluate(cfg: dmc.Config, params, deals: int, seed: int):

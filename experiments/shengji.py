@@ -49,11 +49,11 @@ import cardjax
 from cardjax import agents
 from cardjax.agents import dmc as dmc_agent
 from cardjax.eval import arena
-from cardjax.train import dmc, dmc_cli
+from cardjax.train import dmc
+from cardjax.train.dmc import cli as dmc_cli
 
-# Small defaults: an iteration takes a few seconds on a CPU core (the game's defaults in
-# dmc.GAME_DEFAULTS follow the report: gamma 0.95, epsilon 0.015).  No LSTM: the Tractor
-# features hold no move history.
+# Small defaults: an iteration takes a few seconds on a CPU core (the Tractor adapter's defaults
+# follow the report: gamma 0.95, epsilon 0.015).  No LSTM: the features hold no move history.
 TRAIN_DEFAULTS = dmc_cli.train_defaults("tractor", num_envs=16, width=128, depth=2, head_width=64,
                                         head_depth=2, minibatch=512)
 OPPONENTS = ("random", "rule")

@@ -27,7 +27,7 @@ import time
 import jax
 
 from cardjax.cli import positive_int
-from cardjax.train import alphazero, dmc
+from cardjax.train import alphazero, dmc, sharding
 
 DMC_GAMES = {"douzero": "doudizhu", "shengji": "tractor", "gongzhu_dmc": "gongzhu"}
 TRAINERS = ("scrofazero",) + tuple(DMC_GAMES)
@@ -86,7 +86,7 @@ def bench(cfg: alphazero.Config, repeats: int) -> dict:
 
 def bench_dmc(cfg: dmc.Config, repeats: int) -> dict:
     """One DMC row: frames/s from the step's own ``frames`` metric (its last timed call)."""
-    train = dmc.make_train(cfg, _mesh(dmc.sharding.data_mesh))
+    train = dmc.make_train(cfg, _mesh(sharding.data_mesh))
     compile_s, sec, state, m = _time_step(train, repeats)
     play_s = _time_self_play(train.self_play, state.params)
     return {"num_envs": cfg.num_envs, "k_fast": cfg.k_fast, "compile_s": compile_s,

@@ -1,4 +1,4 @@
-"""Gongzhu Deep Monte Carlo: the adapter (cardjax.train.dmc.gongzhu_game), its command
+"""Gongzhu Deep Monte Carlo: the adapter (cardjax.train.dmc.adapters.gongzhu), its command
 (experiments/gongzhu_dmc.py) and the loaded player (cardjax.agents.dmc).
 
 Tiny sizes (8 games per iteration, 16-wide nets): these tests check features, targets, the
@@ -20,7 +20,9 @@ import cardjax
 from cardjax import cards
 from cardjax.agents import dmc as dmc_agent
 from cardjax.games import gongzhu as gz_rules
-from cardjax.train import dmc, dmc_cli, runner
+from cardjax.train import dmc, runner
+from cardjax.train.dmc import cli as dmc_cli
+from cardjax.train.dmc.adapters import gongzhu as adapter
 from conftest import (assert_refuses_to_mix, assert_same_run, assert_update_lowers_loss,
                       load_script, read_metrics, restore_newest, run_on_cpu_devices,
                       straight_and_resumed, tree_index)
@@ -37,7 +39,7 @@ CFG = dmc.Config.from_dict({**gongzhu_dmc.TRAIN_DEFAULTS, **TINY})
 
 # ---------------------------------------------------------------------------------- the adapter
 def test_adapter_features_role_and_action_table(gongzhu, gz_games):
-    game = dmc.gongzhu_game(gongzhu)
+    game = adapter.make_game(CFG, gongzhu)
     assert game.role_names == ("player",) and game.history == (0, 0)
     _, states, _ = gz_games
     state = tree_index(tree_index(states, 0), 9)  # game 0 after 10 plays: trick 3, 2 cards down
@@ -59,7 +61,7 @@ def test_adapter_features_role_and_action_table(gongzhu, gz_games):
     assert table[c10, 69:].tolist() == [True, False, False, True]
     assert not table[cards.card_index("S3"), 69:].any()
     with pytest.raises(ValueError, match="exposure"):
-        dmc.gongzhu_game(cardjax.make("gongzhu", exposure=True))
+        adapter.make_game(CFG, cardjax.make("gongzhu", exposure=True))
 
 
 def test_config_defaults_and_validation():
@@ -73,7 +75,8 @@ def test_config_defaults_and_validation():
         dmc.Config(game="gongzhu")  # Dou Dizhu's adp
     with pytest.raises(ValueError, match="reward_scale"):
         dmc.Config.for_game("gongzhu", reward_scale=0.0)
-    with pytest.raises(ValueError, match="game must be"):
+    with pytest.raises(ValueError, match="no DMC adapter for game 'chess'; available: doudizhu, "
+                       "gongzhu, tractor"):
         dmc.Config.for_game("chess")
 
 

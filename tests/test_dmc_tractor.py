@@ -1,4 +1,4 @@
-"""Deep Monte Carlo for Tractor (ShengJi+): the adapter (cardjax.train.dmc.tractor_game), the
+"""Deep Monte Carlo for Tractor (ShengJi+): the adapter (cardjax.train.dmc.adapters.tractor), the
 non-lockstep roles of the trainer, its command (experiments/shengji.py) and the loaded player.
 
 Tiny sizes (4 hands per iteration, 16-wide nets).  Compiled programs are shared: one training
@@ -20,6 +20,7 @@ from cardjax.games import tractor
 from cardjax.games import tractor_moves as tm
 from cardjax.train import dmc
 from cardjax.train.checkpoint import Checkpoints
+from cardjax.train.dmc.adapters import tractor as adapter
 from conftest import assert_update_lowers_loss, load_script, read_metrics, straight_and_resumed
 
 shengji = load_script("experiments/shengji.py")
@@ -31,6 +32,13 @@ TINY_FLAGS = [x for k, v in TINY.items() for x in (f"--{k}", str(v))] + [
 TIMING = {"seconds", "elapsed_s", "games_per_s", "frames_per_s"}
 PHASE = 54 + 13 + 5 + 4  # offset of the phase one-hot in Tractor's observe
 G = 0.95
+
+
+def tractor_game(env, point_reward=0.0, oracle=False, dynamic=False, trick_facts=False):
+    """The adapter's game for ``env`` with these options (the others off)."""
+    cfg = dmc.Config.for_game("tractor", point_reward=point_reward, oracle_iterations=int(oracle),
+                              encoding="dynamic" if dynamic else "static", trick_facts=trick_facts)
+    return adapter.make_game(cfg, env)
 
 
 # ------------------------------------------------------------------------------- return targets
@@ -126,7 +134,7 @@ def test_returns_report_trick_target():
 
 # -------------------------------------------------------------------------------- the adapter
 def test_action_table():
-    t = dmc.tractor_action_table()
+    t = adapter.action_table()
     assert t.shape == (66, 88) and t.dtype == bool
     np.testing.assert_array_equal(t[:, :66], np.eye(66, dtype=bool))
     for card, suit, rank, five, ten in [("5♠", 0, 3, 1, 0), ("T♥", 1, 8, 0, 1),
@@ -143,10 +151,10 @@ def test_dynamic_action_table_matches_the_features():
     """Row ``a + 66 * (5 * level + trump)``: a card's one-hot at its place in the dynamic
     encoding -- where ``to_dynamic`` puts that card in the features --, its effective suit
     (plain suits in SUIT_ORDER, trump 5th), its order and points; other actions their one-hot."""
-    t = dmc.tractor_dynamic_action_table()
+    t = adapter.dynamic_action_table()
     assert t.shape == (13 * 5 * 66, 89) and t.dtype == bool
     env = cardjax.make("tractor")
-    game = dmc.tractor_game(env, dynamic=True)
+    game = tractor_game(env, dynamic=True)
     s = env.trick_state(["A♠ 4♥ 5♦", "3♦", "3♣", "3♠"], 4, "H", leader=0, dealer=0)
     rows = np.asarray(game.action_rows(s))
     assert rows.tolist() == list(range(66 * (5 * 2 + 1), 66 * (5 * 2 + 2)))
@@ -161,7 +169,7 @@ def test_dynamic_action_table_matches_the_features():
         assert row[87:].tolist() == [five, 0]
     for a in range(54, 66):
         assert np.flatnonzero(t[rows[a]]).tolist() == [a]
-    assert game.num_actions == 66 and dmc.tractor_game(env).num_actions == 66
+    assert game.num_actions == 66 and tractor_game(env).num_actions == 66
 
 
 def test_trick_facts():
@@ -170,7 +178,7 @@ def test_trick_facts():
     env = cardjax.make("tractor")
     step = jax.jit(env.step)
     s = env.trick_state(["A♠ 4♥ 5♦", "K♠ 3♦", "3♣ 2♣", "3♠ 9♠"], 4, "H", leader=0, dealer=0)
-    facts = lambda s: np.asarray(dmc.tractor_trick_facts(s))  # noqa: E731
+    facts = lambda s: np.asarray(adapter.trick_facts(s))  # noqa: E731
     f = facts(s)  # seat 0 leads: nothing is held yet
     assert f.shape == (59,) and f[54:].tolist() == [0, 0, 0, 0, 0]
     assert f[:54].sum() * 2 == 108 - 3 and f[tractor.card_type("A♠")] == 0.5
@@ -184,14 +192,14 @@ def test_trick_facts():
     s = step(s, tractor.card_type("2♣"))  # seat 2 discards
     f = facts(s)  # seat 3: seat 0 (next after it) still holds the trick
     assert f[54:58].tolist() == [0, 1, 0, 0] and f[58] == pytest.approx(10 / 200)
-    dyn = np.asarray(dmc.tractor_trick_facts(s, dynamic=True))
+    dyn = np.asarray(adapter.trick_facts(s, dynamic=True))
     np.testing.assert_array_equal(dyn[:54], f[:54][np.argsort(tm.DYN[2, 1])])
     np.testing.assert_array_equal(dyn[54:], f[54:])
 
 
 def test_step_rewards_pay_trick_points_to_teams():
     env = cardjax.make("tractor")
-    game = dmc.tractor_game(env, point_reward=0.01)
+    game = tractor_game(env, point_reward=0.01)
     s = env.init(jax.random.PRNGKey(0)).replace(dealer=jnp.int32(1))  # attackers: seats 0, 2
     after = s.replace(attacker_points=jnp.int32(25))
     np.testing.assert_allclose(game.step_rewards(s, after), [0.25, -0.25, 0.25, -0.25])
@@ -207,7 +215,7 @@ def test_step_rewards_pay_trick_points_to_teams():
                                   np.asarray(env.observe(after, after.current_player)))
     assert game.oracle is None and not game.lockstep and game.num_roles == 4
     assert bool(game.tick(s, s.replace(trick_no=s.trick_no + 1))) and not bool(game.tick(s, s))
-    oracle = dmc.tractor_game(env, oracle=True)
+    oracle = tractor_game(env, oracle=True)
     extra = np.asarray(oracle.oracle(s))
     cards = int(np.asarray(s._hands).sum() + np.asarray(s._kitty).sum())  # dealt so far
     assert extra.shape == (5 * 54,) and cards >= 1 and extra.sum() == 100 * cards  # x 200 / 2
@@ -217,7 +225,7 @@ def test_oracle_features_shown_only_where_kept():
     """Oracle guiding: ``observe`` appends the hidden cards where ``keep`` is True, zeros where
     it is False and everywhere for a player (``keep`` None)."""
     env = cardjax.make("tractor")
-    game = dmc.tractor_game(env, oracle=True)
+    game = tractor_game(env, oracle=True)
     states = jax.tree_util.tree_map(lambda x: jnp.stack([x, x]), env.init(jax.random.PRNGKey(1)))
     shown = np.asarray(dmc.observe(game, states, jnp.array([True, False])))
     played = np.asarray(dmc.observe(game, states))
@@ -289,7 +297,7 @@ def test_decision_roles_are_phases(final_state):
     trump = np.argmax(buf.obs[..., 67:72], axis=-1)
     np.testing.assert_array_equal(buf.action[w] // 66, (5 * level + trump)[w])
     card = w & (buf.role > 0) & (buf.action % 66 < 54)
-    place = dmc.tractor_dynamic_action_table()[buf.action[card], :54].argmax(axis=-1)
+    place = adapter.dynamic_action_table()[buf.action[card], :54].argmax(axis=-1)
     assert card.sum() > 100 and np.all(buf.obs[card][np.arange(card.sum()), place] > 0)
     for b in range(4):
         n = int(w[:, b].sum())
@@ -435,17 +443,17 @@ def test_cli_defaults_and_leveling_rate():
     args = shengji.parse_args(["--throw_penalty", "10", "--oracle_iterations", "50"])
     cfg = dmc.Config.from_dict({**shengji.TRAIN_DEFAULTS, "throw_penalty": 10,
                                 "oracle_iterations": 50})
-    assert cfg.game == "tractor" and cfg.gamma == 0.95 and cfg.throw_penalty == 10
-    assert cfg.encoding == "dynamic" and shengji.parse_args(["--encoding", "static"]).encoding \
+    assert cfg.game == "tractor" and cfg.gamma == 0.95 and cfg.options.throw_penalty == 10
+    assert cfg.options.encoding == "dynamic" and shengji.parse_args(["--encoding", "static"]).encoding \
         == "static"
-    assert cfg.trick_facts and shengji.parse_args(["--trick_facts", "No"]).trick_facts is False
+    assert cfg.options.trick_facts and shengji.parse_args(["--trick_facts", "No"]).trick_facts is False
     assert cfg.lam == 1.0 and shengji.parse_args(["--lam", "0.8"]).lam == 0.8  # Monte-Carlo
     with pytest.raises(ValueError, match="lam"):
         dmc.Config.for_game("tractor", lam=-0.1)
     # a run saved before these options was trained on the static features without the facts
     old = {k: v for k, v in cfg.to_dict().items() if k not in ("encoding", "trick_facts")}
-    assert dmc.Config.from_dict(old).encoding == "static"
-    assert not dmc.Config.from_dict(old).trick_facts
+    assert dmc.Config.from_dict(old).options.encoding == "static"
+    assert not dmc.Config.from_dict(old).options.trick_facts
     with pytest.raises(ValueError, match="encoding"):
         dmc.Config.for_game("tractor", encoding="sorted")
     assert cfg.target == "return" and shengji.parse_args(["--target", "trick"]).target == "trick"
@@ -455,11 +463,15 @@ def test_cli_defaults_and_leveling_rate():
     for bad in ({"discount": "step"}, {"lam": 0.8}):  # the report's target discounts per trick
         with pytest.raises(ValueError, match="target 'trick'"):
             dmc.Config.for_game("tractor", target="trick", **bad)
-    with pytest.raises(ValueError, match="Tractor options"):
-        dmc.Config(encoding="dynamic")
+    # the Tractor adapter's options and the trick targets are refused for other games
+    with pytest.raises(ValueError, match="unknown config keys \\['encoding'\\] for doudizhu"):
+        dmc.Config.for_game("doudizhu", encoding="dynamic")
     assert args.throw_penalty == 10 and args.oracle_iterations == 50 and args.gamma is None
-    with pytest.raises(ValueError, match="Tractor options"):
-        dmc.Config(point_reward=0.01)
+    with pytest.raises(ValueError, match="unknown config keys \\['point_reward'\\] for gongzhu"):
+        dmc.Config.for_game("gongzhu", point_reward=0.01)
+    for bad in ({"discount": "trick"}, {"oracle_iterations": 5}):
+        with pytest.raises(ValueError, match="doudizhu's DMC adapter"):
+            dmc.Config.for_game("doudizhu", **bad)
     # A's level rewards [games][deals]: A gains 2 + 1, B gains 1 + 2 -> 1/2
     rate, se = arena.leveling_rate([[2, -1, 0], [1, 0, -2]])
     assert rate == pytest.approx(0.5) and se > 0

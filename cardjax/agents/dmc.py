@@ -7,12 +7,13 @@ hidden part zeroed).
 ``load(env, path, **opts)`` restores the newest (or a chosen) checkpoint's Q networks (one per
 role; Gongzhu has one for every seat) and returns an :class:`~cardjax.core.Agent` that plays
 greedily: the legal actions are compacted into ``k`` slots (default: the run's ``k``;
-:func:`cardjax.train.dmc.compact`), the network of the acting seat's role scores them and the
-best one is played -- no exploration.  ``act`` is for one game; under ``vmap`` (the arena) a
-custom batching rule scores the whole batch at once in the trainer's candidate pools
-(:func:`cardjax.train.dmc.greedy_actions`), the same choices at a fraction of the cost of scoring
-every slot of every game.  A position with more than ``k`` legal actions chooses among the first
-``k`` (increasing action id); pass a larger ``k`` to widen it.
+:func:`cardjax.train.dmc.acting.compact`), the network of the acting seat's role scores them
+and the best one is played -- no exploration.  It needs the trainer's acting kernels and
+network, not the trainer.  ``act`` is for one game; under ``vmap`` (the arena) a custom batching
+rule scores the whole batch at once in the trainer's candidate pools
+(:func:`cardjax.train.dmc.acting.greedy_actions`), the same choices at a fraction of the cost of
+scoring every slot of every game.  A position with more than ``k`` legal actions chooses among
+the first ``k`` (increasing action id); pass a larger ``k`` to widen it.
 
 :func:`is_run` tells whether a run directory was made by the DMC trainer (its saved config has
 ``"algorithm": "dmc"``), for ``cardjax.agents.load`` to dispatch on.
@@ -23,13 +24,19 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from cardjax.train import dmc
+from cardjax.core import Agent
 from cardjax.train.checkpoint import Checkpoints, find_run
+from cardjax.train.dmc import acting
+from cardjax.train.dmc.adapter import make_game
+from cardjax.train.dmc.config import Config
+from cardjax.train.dmc.network import make_net, make_optimizer
+from cardjax.train.dmc.state import init_state
 
 # Options of the search players that scripts/arena.py passes to every loader; a greedy DMC player
 # has no use for them.
 _SEARCH_OPTIONS = {"worlds", "sampling", "iec", "b"}
-NAMES = {"doudizhu": "douzero", "gongzhu": "gongzhu_dmc", "tractor": "shengji"}  # the players' default names
+# the players' default names
+NAMES = {"doudizhu": "douzero", "gongzhu": "gongzhu_dmc", "tractor": "shengji"}
 
 
 def saved_config(path: str, iteration: int | None = None) -> dict:
@@ -54,30 +61,31 @@ def load_params(path: str, iteration: int | None = None):
     axis of ``config.num_roles``."""
     ckpt = Checkpoints(find_run(path))
     try:
-        cfg = dmc.Config.from_dict(ckpt.config(iteration))
-        train = dmc.make_train(cfg)
-        state = ckpt.restore(jax.eval_shape(train.init, jax.random.PRNGKey(0)), iteration)
+        cfg = Config.from_dict(ckpt.config(iteration))
+        game = make_game(cfg)
+        net = make_net(cfg, game)
+        like = jax.eval_shape(lambda k: init_state(cfg, game, net, make_optimizer(cfg), k),
+                              jax.random.PRNGKey(0))
+        state = ckpt.restore(like, iteration)
     finally:
         ckpt.close()
     return state.params, cfg
 
 
-def agent_from_params(env, params, cfg: dmc.Config, name: str | None = None,
+def agent_from_params(env, params, cfg: Config, name: str | None = None,
                       k: int | None = None):
     """The greedy player of the networks ``params`` (stacked per role) trained with ``cfg``."""
-    from cardjax.core import Agent
-
     if env.name != cfg.game:
         raise ValueError(f"a {cfg.game} DMC checkpoint cannot play {env.name}")
-    game = dmc.make_game(cfg, env)
-    net = dmc.make_net(cfg, game)
+    game = make_game(cfg, env)
+    net = make_net(cfg, game)
     name = name or NAMES[cfg.game]
     k = cfg.k if k is None else int(k)
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
 
     def one(params, state):
-        idx, valid, q = dmc.q_values(net, game, params, state, k)
+        idx, valid, q = acting.q_values(net, game, params, state, k)
         return idx[jnp.argmax(q)]
 
     @jax.custom_batching.custom_vmap
@@ -87,7 +95,7 @@ def agent_from_params(env, params, cfg: dmc.Config, name: str | None = None,
     @choose.def_vmap
     def _choose_batch(axis_size, in_batched, params, state):
         # The arena vmaps ``act`` over games: score the whole batch at once, in pools
-        # (``dmc.greedy_actions``), instead of every slot of every game under every network.
+        # (``acting.greedy_actions``), instead of every slot of every game under every network.
         params_batched, state_batched = in_batched
         if any(jax.tree_util.tree_leaves(params_batched)):
             axes = (jax.tree_util.tree_map(lambda b: 0 if b else None, params_batched),
@@ -96,7 +104,7 @@ def agent_from_params(env, params, cfg: dmc.Config, name: str | None = None,
         state = jax.tree_util.tree_map(
             lambda x, b: x if b else jnp.broadcast_to(x, (axis_size,) + jnp.shape(x)),
             state, state_batched)
-        return dmc.greedy_actions(net, game, params, state, k, cfg.k_fast), True
+        return acting.greedy_actions(net, game, params, state, k, cfg.k_fast), True
 
     def act(params, key, state):
         del key

@@ -5,30 +5,35 @@ The commands share the training flags, the resolution of a run's config (new or 
 training ``main``; a game's command only gives its small defaults and how it is evaluated:
 
     defaults = train_defaults("gongzhu", num_envs=64, width=128)
-    parser = make_parser(__doc__, "runs/x", 20, defaults, "...", skip=("lstm",))
+    parser = make_parser(__doc__, "runs/x", 20, defaults, "...")
     main(parser.parse_args(argv), defaults, make_evaluate, label="Gongzhu DMC", ...)
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from typing import Callable
 
-from cardjax.cli import (boolean, discount_factor, non_negative_float, non_negative_int,
-                         positive_float, positive_int, probability)
-from cardjax.train import dmc, runner
+from cardjax.cli import (boolean, discount_factor, non_negative_int, positive_float, positive_int,
+                         probability)
+from cardjax.train import runner
+from cardjax.train.dmc import adapter
+from cardjax.train.dmc.config import Config
+from cardjax.train.dmc.train import cached_train
 
 _FIXED = ("algorithm", "game")  # config keys that are not flags
 
 
 def train_defaults(game: str, **small) -> dict:
-    """The training flags' defaults of ``game``: its :meth:`dmc.Config.for_game` updated by the
+    """The training flags' defaults of ``game``: its :meth:`Config.for_game` updated by the
     command's ``small`` values (sized for a CPU run of minutes)."""
-    return {**dmc.Config.for_game(game).to_dict(), **small}
+    return {**Config.for_game(game).to_dict(), **small}
 
 
-# flag -> (argparse type, help); the reward flag's choices come from dmc.REWARDS
+# the trainer's flags: flag -> (argparse type, help); the reward flag's choices are the adapter's
+# rewards, and each adapter adds its options' flags (their fields' metadata)
 _TRAIN_FLAGS = {
     "num_envs": (positive_int, "self-play games per iteration"),
     "reward": (None, "reward of the games"),
@@ -57,25 +62,35 @@ _TRAIN_FLAGS = {
     "depth": (non_negative_int, "state MLP layers"),
     "head_width": (positive_int, "per-candidate head width"),
     "head_depth": (positive_int, "per-candidate head layers"),
-    "point_reward": (non_negative_float, "reward per trick point (the final level reward stays 1 "
-                     "per level; 0: levels only)"),
-    "throw_penalty": (int, "points a failed throw costs the thrower's team"),
     "discount": (None, "where gamma applies: every decision (step) or every trick"),
     "target": (None, "a decision's target: its seat's discounted return (every later reward), "
-               "or the report's (trick): its own trick's points + gamma^(tricks left) x the "
-               "level reward (needs --discount trick, --lam 1)"),
+               "or the ShengJi+ report's (trick): its own trick's rewards + gamma^(tricks left) x "
+               "the final reward (needs --discount trick, --lam 1)"),
     "oracle_iterations": (non_negative_int, "oracle guiding: hidden cards shown with a "
                           "probability falling to 0 over this many iterations (0: off)"),
-    "encoding": (None, "the cards' places in the features: by level and trump (dynamic, the "
-                 "report's) or fixed (static)"),
-    "trick_facts": (boolean, "features end with the unseen cards, the seat holding the trick and "
-                    "its points (true / false)"),
 }
-_ONLY = {"lstm": ("doudizhu",), "point_reward": ("tractor",), "throw_penalty": ("tractor",),
-         "discount": ("tractor",), "target": ("tractor",), "oracle_iterations": ("tractor",),
-         "encoding": ("tractor",), "trick_facts": ("tractor",)}  # flags of some games
-_CHOICES = {"throw_penalty": (0, 10), "discount": ("step", "trick"), "target": ("return", "trick"),
-            "encoding": ("dynamic", "static")}
+_CHOICES = {"discount": ("step", "trick"), "target": ("return", "trick")}
+# trainer flags that only games with a capability of their adapter offer
+_NEEDS = {"discount": "ticks", "target": "ticks", "oracle_iterations": "oracle"}
+
+
+def _flags(game: adapter.Adapter) -> dict:
+    """flag -> (argparse keywords, help) of a game's command: the trainer's flags it can use, then
+    its adapter's options."""
+    out = {}
+    for name, (kind, text) in _TRAIN_FLAGS.items():
+        need = _NEEDS.get(name)
+        if name in game.unused or (need and not getattr(game, need)):
+            continue
+        kw = {} if kind is None else {"type": kind}
+        choices = {**_CHOICES, "reward": game.rewards}.get(name)
+        if choices is not None:
+            kw["choices"] = choices
+        out[name] = (kw, text)
+    for f in dataclasses.fields(game.options) if game.options else ():
+        kw = {k: f.metadata[k] for k in ("type", "choices") if k in f.metadata}
+        out[f.name] = (kw, f.metadata.get("help", ""))
+    return out
 
 
 def make_parser(doc: str, out: str, iterations: int, defaults: dict, eval_title: str,
@@ -89,14 +104,9 @@ def make_parser(doc: str, out: str, iterations: int, defaults: dict, eval_title:
                                 epilog=doc.split("\n\n", 2)[2])
     runner.add_run_flags(p, out=out, iterations=iterations, checkpoint_every=checkpoint_every)
     train = p.add_argument_group("training (saved with the run; defaults in brackets)")
-    game = defaults["game"]
-    for name, (kind, text) in _TRAIN_FLAGS.items():
-        if name in skip or game not in _ONLY.get(name, (game,)):
+    for name, (kw, text) in _flags(adapter.get(defaults["game"])).items():
+        if name in skip:
             continue
-        kw = {} if kind is None else {"type": kind}
-        choices = {**_CHOICES, "reward": dmc.REWARDS[game]}.get(name)
-        if choices is not None:
-            kw["choices"] = choices
         train.add_argument(f"--{name}", default=None, help=f"{text} [{defaults[name]}]", **kw)
     evals = {"eval_every": eval_every, "eval_deals": eval_deals, "eval_seed": 12345}
     ev = p.add_argument_group(f"evaluation ({eval_title}; saved with the run, a typed flag "
@@ -113,7 +123,7 @@ def make_parser(doc: str, out: str, iterations: int, defaults: dict, eval_title:
     return p
 
 
-def resolve_config(args, defaults: dict) -> tuple[dmc.Config, int | None]:
+def resolve_config(args, defaults: dict) -> tuple[Config, int | None]:
     """The run's config: from the flags, or from the checkpoint when resuming."""
     typed = {k: getattr(args, k) for k in defaults
              if k not in _FIXED and getattr(args, k, None) is not None}
@@ -126,7 +136,7 @@ def resolve_config(args, defaults: dict) -> tuple[dmc.Config, int | None]:
             return f"it holds a DMC run of {saved.get('game')}, not {game}"
         return None
 
-    return runner.resolve_config(args.out, args.resume, typed, defaults, dmc.Config.from_dict,
+    return runner.resolve_config(args.out, args.resume, typed, defaults, Config.from_dict,
                                  check_saved)
 
 
@@ -141,7 +151,7 @@ def main(args, defaults: dict, make_evaluate: Callable, *, label: str, eval_name
     ``summarize(last evaluation) -> dict`` adds its key numbers to the summary.
     """
     cfg, train, state, ckpt, is_main = runner.begin(
-        args, lambda a: resolve_config(a, defaults), dmc.cached_train)
+        args, lambda a: resolve_config(a, defaults), cached_train)
     if is_main:
         runner.announce(label, f"{cfg.num_envs} games/iteration, {cfg.num_roles} net(s), "
                         f"k={cfg.k}, reward {cfg.reward}", state.params, args.out)

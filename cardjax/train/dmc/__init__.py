@@ -1,0 +1,26 @@
+"""Deep Monte Carlo (DMC) self-play training, generic over games: DouZero for Dou Dizhu,
+ShengJi+ for Tractor, a Gongzhu baseline.  Each game enters through its adapter
+(``cardjax/train/dmc/adapters/<game>.py``); the trainer never names a game.  The design, the
+options and the measurements are in ``docs/dmc.md``.
+
+:func:`make_train` returns ``init(key) -> TrainState`` and a jitted ``step(TrainState) ->
+(TrainState, metrics)`` that does a whole iteration on device: self-play
+(:mod:`~cardjax.train.dmc.self_play`), targets (:mod:`~cardjax.train.dmc.targets`) and the
+learner (:mod:`~cardjax.train.dmc.learner`).
+"""
+
+from cardjax.train.dmc.acting import (compact, feature_rows, greedy_actions, observe, pool_sizes,
+                                      q_values, role_params, score_by_role, score_slots)
+from cardjax.train.dmc.adapter import Adapter, Game, available, get as get_adapter, make_game
+from cardjax.train.dmc.config import Config
+from cardjax.train.dmc.network import QNet, make_net, make_optimizer
+from cardjax.train.dmc.state import Decisions, TrainState, state_shardings
+from cardjax.train.dmc.targets import returns
+from cardjax.train.dmc.train import Train, cached_train, make_train
+
+__all__ = [
+    "Adapter", "Config", "Decisions", "Game", "QNet", "Train", "TrainState", "available",
+    "cached_train", "compact", "feature_rows", "get_adapter", "greedy_actions", "make_game",
+    "make_net", "make_optimizer", "make_train", "observe", "pool_sizes", "q_values", "returns",
+    "role_params", "score_by_role", "score_slots", "state_shardings",
+]

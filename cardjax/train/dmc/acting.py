@@ -1,0 +1,206 @@
+"""The actors' kernels: legal actions compacted into candidate slots, the features a network
+reads, and the Q of the candidates scored in pools.  A trained player needs only these (and the
+network), not the trainer."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from cardjax.train.dmc.adapter import Game
+from cardjax.train.dmc.network import QNet
+
+Array = jax.Array
+
+
+def compact(mask: Array, k: int):
+    """The legal actions of ``mask`` (bool[N]) in ``k`` slots.
+
+    Returns ``(indices int32[k], valid bool[k], overflow bool)``: the first ``min(count, k)``
+    legal action ids in increasing order, then padding (``valid`` False, index ``N - 1`` so the
+    indices stay sorted); ``overflow`` is True when more than ``k`` actions are legal (only the
+    first ``k`` are kept).  One state; vmap for a batch.
+
+    How: the mask is packed into 32-bit words (their popcounts and a prefix sum over ~860 words
+    instead of 27,472 entries), the word of the j-th legal action is found by a binary search and
+    the bit inside it by five popcount halvings.  On CPU this is 6-8x faster than a prefix sum of
+    the whole mask and a search (3 ms instead of 21 ms for 64 states, k = 384).
+    """
+    mask = jnp.asarray(mask, bool)
+    n = mask.shape[-1]
+    nw = -(-n // 32)
+    bits = jnp.left_shift(jnp.uint32(1), jnp.arange(32, dtype=jnp.uint32))
+    padded = jnp.pad(mask, (0, nw * 32 - n)).reshape(nw, 32)
+    words = jnp.sum(jnp.where(padded, bits, jnp.uint32(0)), axis=1, dtype=jnp.uint32)
+    counts = jax.lax.population_count(words).astype(jnp.int32)
+    cum = jnp.cumsum(counts)
+    total = cum[-1]
+    j = jnp.arange(1, k + 1, dtype=jnp.int32)
+    word = jnp.minimum(jnp.searchsorted(cum, j, side="left"), nw - 1)
+    rank = j - (cum[word] - counts[word])  # 1-based rank of the wanted bit inside its word
+    w = words[word]
+    pos = jnp.zeros(k, jnp.int32)
+    for width in (16, 8, 4, 2, 1):
+        low = jax.lax.population_count(w & jnp.uint32((1 << width) - 1)).astype(jnp.int32)
+        up = rank > low
+        rank = jnp.where(up, rank - low, rank)
+        w = jnp.where(up, jnp.right_shift(w, jnp.uint32(width)), w)
+        pos = pos + jnp.where(up, width, 0)
+    valid = jnp.arange(k) < total
+    idx = jnp.where(valid, word * 32 + pos, n - 1)
+    return jnp.minimum(idx, n - 1).astype(jnp.int32), valid, total > k
+
+
+def feature_rows(game: Game, states, idx):
+    """The rows of ``game.action_features`` of the candidate actions ``idx`` [B, K] of a BATCH of
+    states (``idx`` itself unless the game has ``action_rows``)."""
+    if game.action_rows is None:
+        return idx
+    return jnp.take_along_axis(jax.vmap(game.action_rows)(states), idx, axis=1)
+
+
+def observe(game: Game, states, keep=None):
+    """The stored features of a BATCH of states: ``game.features``, then (with an oracle) the
+    oracle features of the games where ``keep`` (bool[B]) is True and zeros elsewhere (None:
+    zeros everywhere, as a trained player sees them)."""
+    obs = jax.vmap(game.features)(states)
+    if game.oracle is None:
+        return obs
+    extra = jax.vmap(game.oracle)(states)
+    if keep is None:
+        extra = jnp.zeros_like(extra)
+    else:
+        extra = jnp.where(keep[:, None], extra, jnp.zeros_like(extra))
+    return jnp.concatenate([obs, extra.astype(obs.dtype)], axis=1)
+
+
+def role_params(params, role):
+    """The params of one role from the stacked ``[num_roles, ...]`` pytree."""
+    return jax.tree_util.tree_map(lambda p: p[role], params)
+
+
+def q_values(net: QNet, game: Game, params, state, k: int):
+    """Greedy-play helper for ONE state: ``(indices, valid, q)`` of its legal candidates under
+    the network of the state's role (all roles' nets run and the role's row is taken, so the
+    params are not gathered per game under ``vmap``)."""
+    idx, valid, _ = compact(state.legal_action_mask[:game.num_actions], k)
+    batch = jax.tree_util.tree_map(lambda x: x[None], state)
+    afeat = jnp.asarray(game.action_features)[feature_rows(game, batch, idx[None])[0]]
+    obs = observe(game, batch)[0]
+    q_all = jax.vmap(net.apply, in_axes=(0, None, None))(params, obs, afeat)  # [R, k]
+    q = q_all[game.role(state)]
+    return idx, valid, jnp.where(valid, q, -jnp.inf)
+
+
+def pool_sizes(k: int, k_fast: int) -> tuple:
+    """The candidate pools of :func:`score_slots`, in candidates per game: ``k_fast``, twice
+    that, ... below ``k``, then ``k`` (every slot of every game); ``k_fast = 0``: ``k`` alone."""
+    if not k_fast or k_fast >= k:
+        return (k,)
+    sizes, c = [], k_fast
+    while c < k:
+        sizes.append(c)
+        c *= 2
+    return tuple(sizes) + (k,)
+
+
+def score_slots(net: QNet, table, params, obs, idx, count, sizes: tuple, groups: int = 1):
+    """Q of the ``K`` candidate slots ``idx`` [B, K] (rows of ``table``, :func:`feature_rows`) of
+    a batch of states ``obs`` [B, F] with ``count`` [B] legal actions, under one network's
+    ``params``.  Returns ``(q [B, K], rows)``:
+    the slots beyond a state's count, and the slot of a state with one legal action, get -inf or
+    some value (the caller masks them with the slots' validity; a row of -inf picks slot 0, the
+    one legal action); ``rows``, the candidates the head scored.
+
+    A state with one legal action needs no score (Tractor: 96% of the declaration decisions
+    and 46% of all; Dou Dizhu 39%, Gongzhu 22%, in random play), and when no state has a choice
+    nothing runs (``lax.cond``).  Otherwise the trunk runs once per state, and so does the
+    state's half of the head's first layer.  The rest of the head scores a POOL: the candidates
+    of the states with a choice, packed one after the other (state 0's ``count[0]`` slots, then
+    state 1's, ...) into the smallest of the ``sizes`` (:func:`pool_sizes`, candidates per
+    game, times the games) that holds them all (``lax.switch``; the largest, ``K``, scores every
+    slot of every state without packing).  So every legal action of a choice is scored -- the
+    same numbers as scoring all ``K`` slots everywhere -- and the head's work follows the
+    number of legal moves (Dou Dizhu: 5.6 per decision on average, 80 at the landlord's first
+    lead, at most ~450), within a factor 2.
+
+    ``groups``: the batch is split into this many equal groups of consecutive states, each
+    packed into its own pool (data parallel: one group per device, so no candidate crosses a
+    device); the pool size is chosen for the fullest group.
+    """
+    B, K = idx.shape
+    count = jnp.where(count > 1, jnp.minimum(count, K), 0)  # one legal action: nothing to score
+
+    def score():
+        hs = net.apply(params, net.apply(params, obs, method="embed"), method="head_in")
+
+        def dense():
+            return net.apply(params, hs, table[idx], method="head_out")
+
+        if len(sizes) == 1:
+            return dense(), jnp.int32(B * K)
+        b = B // groups
+        cnt = count.reshape(groups, b)
+        need = jnp.max(jnp.sum(cnt, axis=1))
+
+        def pooled(cap):
+            def group(hs_g, idx_g, cnt_g):
+                ends = jnp.cumsum(cnt_g)
+                # the state of candidate p: how many states end at or before p (a histogram of
+                # the ends and a prefix sum -- a search without a search)
+                owner = jnp.cumsum(jnp.zeros(cap + 1, jnp.int32).at[jnp.minimum(ends, cap)]
+                                   .add(1))
+                p = jnp.arange(cap)
+                g = jnp.minimum(owner[:cap], b - 1)
+                slot = p - (ends[g] - cnt_g[g])
+                used = p < ends[-1]
+                q = net.apply(params, hs_g[g],
+                              table[idx_g[g, jnp.where(used, slot, 0)]][:, None],
+                              method="head_out")[:, 0]
+                # unused pool rows go to state b (out of range), which the scatter drops
+                return jnp.full((b, K), -jnp.inf, q.dtype).at[jnp.where(used, g, b), slot].set(
+                    q, mode="drop")
+
+            return jax.vmap(group)(hs.reshape(groups, b, -1), idx.reshape(groups, b, K),
+                                   cnt).reshape(B, K)
+
+        caps = [c * b for c in sizes[:-1]]
+        branch = jnp.sum(need > jnp.asarray(caps, jnp.int32))  # the smallest pool that fits
+        q = jax.lax.switch(branch, [lambda c=c: pooled(c) for c in caps] + [dense])
+        return q, jnp.asarray([c * groups for c in caps] + [B * K], jnp.int32)[branch]
+
+    return jax.lax.cond(jnp.any(count > 0), score,
+                        lambda: (jnp.full((B, K), -jnp.inf), jnp.int32(0)))
+
+
+def score_by_role(net: QNet, table, params, obs, idx, count, roles, num_roles: int,
+                  sizes: tuple, groups: int = 1):
+    """:func:`score_slots` of a batch whose acting roles (int[B]) differ: each role's network
+    runs only when some game of that role has a choice (:func:`score_slots`'s ``lax.cond``, so
+    the params are indexed, not gathered per game) and pools only its games' candidates; every
+    game takes its role's row.  Returns ``(q, rows)``."""
+    q = jnp.full(idx.shape, -jnp.inf)
+    rows = jnp.int32(0)
+    for r in range(num_roles):
+        mine = roles == r
+        q_r, rows_r = score_slots(net, table, role_params(params, r), obs, idx,
+                                  jnp.where(mine, count, 0), sizes, groups)
+        q = jnp.where(mine[:, None], q_r, q)
+        rows = rows + rows_r
+    return q, rows
+
+
+def greedy_actions(net: QNet, game: Game, params, states, k: int, k_fast: int = 4):
+    """The greedy actions of a BATCH of states (leading axis B) whose acting roles may differ:
+    each role's network scores the legal candidates (in :func:`score_slots`'s pools) of every
+    state and each state takes its role's best.  Returns int32[B]."""
+    table = jnp.asarray(game.action_features)
+    mask = states.legal_action_mask[:, :game.num_actions]
+    count = jnp.where(states.terminated, 0, jnp.sum(mask, axis=1, dtype=jnp.int32))
+    idx, valid, _ = jax.vmap(compact, in_axes=(0, None))(mask, k)
+    obs = observe(game, states)
+    roles = jax.vmap(game.role)(states)
+    q, _ = score_by_role(net, table, params, obs, feature_rows(game, states, idx), count, roles,
+                         game.num_roles, pool_sizes(k, k_fast))
+    best = jnp.argmax(jnp.where(valid, q, -jnp.inf), axis=1)
+    return jnp.take_along_axis(idx, best[:, None], axis=1)[:, 0]

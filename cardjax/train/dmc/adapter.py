@@ -1,0 +1,118 @@
+"""What the DMC trainer knows of a game: the :class:`Game` an adapter builds, and the registry.
+
+The trainer never names a game.  Each game that DMC can train has one adapter module,
+``cardjax/train/dmc/adapters/<game>.py`` (the game's ``cardjax.make`` name), holding an
+:class:`Adapter` called ``ADAPTER``; :func:`get` finds it by that name, so adding a game to DMC is
+writing that one file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pkgutil
+from typing import Any, Callable, NamedTuple
+
+import numpy as np
+
+
+class Game(NamedTuple):
+    """A game as the trainer sees it (built by an adapter for one env and config).
+
+    ``features(state) -> bool[F] | uint8[F]``: the acting seat's view, as stored in the buffer;
+    ``role(state) -> int32``: which network acts; ``action_features``: NumPy ``[rows, G]`` table
+    (the actions DMC chooses among are its rows, unless ``action_rows``); ``history``:
+    ``(steps, size)``: the last ``steps * size`` features are a sequence for the LSTM (``(0, 0)``:
+    none); ``outcome(final, totals) -> dict``: self-play stats (means over the batch) from the
+    finished states and each game's rewards ``totals`` float[B, num_players].
+
+    Optional: ``lockstep`` (the role acting at step t is ``t % num_roles`` in every running game;
+    False: roles are read per game and stored per decision); ``feature_scale`` (the network reads
+    ``features / feature_scale``: uint8 features hold exact multiples of 1/scale);
+    ``step_rewards(prev, next) -> float32[num_players]`` (the reward vector of a step; None: the
+    env's ``next.rewards``); ``oracle(state) -> uint8[F_o]`` (hidden information appended to the
+    features under oracle guiding, zeros when playing); ``tick(prev, next) -> bool`` (the step
+    ends a discount period, a trick, for ``discount="trick"``); ``final_reward(final) ->
+    float32[num_players]`` and ``pre_round`` (roles): under ``discount="trick"`` the decisions of
+    the ``pre_round`` roles learn the final reward alone, undiscounted; ``action_rows(state) ->
+    int32[num_actions]``: each action's row of ``action_features`` in this state (None: action
+    ``a`` is row ``a``).
+    """
+
+    env: Any
+    role_names: tuple
+    features: Callable
+    role: Callable
+    action_features: np.ndarray
+    history: tuple
+    outcome: Callable
+    lockstep: bool = True
+    feature_scale: float = 1.0
+    step_rewards: Callable | None = None
+    oracle: Callable | None = None
+    tick: Callable | None = None
+    final_reward: Callable | None = None
+    pre_round: tuple = ()
+    action_rows: Callable | None = None
+
+    @property
+    def num_roles(self) -> int:
+        return len(self.role_names)
+
+    @property
+    def num_actions(self) -> int:
+        """The actions DMC chooses among: ``0 .. num_actions - 1``."""
+        if self.action_rows is None:
+            return self.action_features.shape[0]
+        return self.env.num_actions
+
+
+@dataclasses.dataclass(frozen=True)
+class Adapter:
+    """One game's translation for DMC.
+
+    ``game``: the ``cardjax.make`` name; ``role_names``: one network per role; ``rewards``: the
+    env's reward kinds (the first is the default); ``defaults``: the :class:`Config` fields and
+    options a new run of the game takes where they differ from the trainer's; ``options``: a
+    frozen dataclass of the adapter's own options (saved with the run beside the trainer's
+    fields; its field defaults are what a run saved before an option existed meant) or None;
+    ``make_game(cfg, env=None) -> Game``: the game for a config (``env``: an env to use instead
+    of the one the config describes); ``ticks`` / ``oracle``: the game marks trick ends (so
+    ``discount="trick"`` and ``target="trick"`` apply) / has an oracle view (oracle guiding);
+    ``unused``: trainer fields that mean nothing for this game (their flags are not offered).
+    """
+
+    game: str
+    role_names: tuple
+    rewards: tuple
+    make_game: Callable
+    defaults: dict = dataclasses.field(default_factory=dict)
+    options: type | None = None
+    ticks: bool = False
+    oracle: bool = False
+    unused: tuple = ()
+
+    def option_names(self) -> tuple:
+        if self.options is None:
+            return ()
+        return tuple(f.name for f in dataclasses.fields(self.options))
+
+
+def available() -> tuple:
+    """The games that have a DMC adapter."""
+    from cardjax.train.dmc import adapters
+
+    return tuple(sorted(m.name for m in pkgutil.iter_modules(adapters.__path__)))
+
+
+def get(game: str) -> Adapter:
+    """The adapter of ``game`` (``ValueError`` naming the available ones if it has none)."""
+    if game not in available():
+        raise ValueError(f"no DMC adapter for game {game!r}; available: {', '.join(available())}")
+    return importlib.import_module(f"cardjax.train.dmc.adapters.{game}").ADAPTER
+
+
+def make_game(cfg, env=None) -> Game:
+    """The :class:`Game` of a config, through its game's adapter (``env``: an env to use instead
+    of the one the config describes)."""
+    return get(cfg.game).make_game(cfg, env)

@@ -1,0 +1,177 @@
+"""Tractor for DMC, after the ShengJi+ report (chapters 3.4-4).
+
+One network per phase, ``declare``, ``bury``, ``chaodi``, ``play`` (``min(phase, 3)``), shared by
+the four seats, each seeing the game from its own seat (``env.observe``, quantized to uint8
+multiples of 1/200).  A decision is one sub-action (a card added to a lead, follow or the kitty,
+"done", a pass or a declaration), so roles are not lockstep.  Rewards: the points the seat's
+team took at each step (tricks, a failed throw's penalty, the kitty bonus) minus the other
+team's, times ``point_reward``, plus the final level reward; tricks end discount periods
+(``discount="trick"``), and the phases before the tricks learn the final reward alone.  The
+options: the report's dynamic card encoding (``encoding``), the trick facts appended to the
+features (``trick_facts``), the env's failed-throw penalty (``throw_penalty``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax.numpy as jnp
+import numpy as np
+
+import cardjax
+from cardjax.cli import boolean, non_negative_float
+from cardjax.games import tractor
+from cardjax.games import tractor_moves as tm
+from cardjax.train.dmc.adapter import Adapter, Game
+
+ROLE_NAMES = ("declare", "bury", "chaodi", "play")  # one network per phase
+SCALE = 200  # observe's values are multiples of 1/200 (counts /2, points /200, tricks /25)
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The Tractor adapter's options; the defaults are what a run saved before each option
+    existed meant (a new run takes :data:`ADAPTER`'s defaults)."""
+
+    point_reward: float = dataclasses.field(default=0.0, metadata=dict(
+        type=non_negative_float, help="reward per trick point (the final level reward stays 1 "
+        "per level; 0: levels only)"))
+    throw_penalty: int = dataclasses.field(default=0, metadata=dict(
+        type=int, choices=(0, 10), help="points a failed throw costs the thrower's team"))
+    encoding: str = dataclasses.field(default="static", metadata=dict(
+        choices=("dynamic", "static"), help="the cards' places in the features: by level and "
+        "trump (dynamic, the report's) or fixed (static)"))
+    trick_facts: bool = dataclasses.field(default=False, metadata=dict(
+        type=boolean, help="features end with the unseen cards, the seat holding the trick and "
+        "its points (true / false)"))
+
+    def __post_init__(self):
+        if self.point_reward < 0:
+            raise ValueError(f"point_reward must be >= 0, got {self.point_reward}")
+        if self.throw_penalty not in (0, 10):
+            raise ValueError(f"throw_penalty must be 0 or 10, got {self.throw_penalty}")
+        if self.encoding not in ("static", "dynamic"):
+            raise ValueError(f"encoding must be 'static' or 'dynamic', got {self.encoding!r}")
+
+
+def action_table() -> np.ndarray:
+    """bool[66, 88] static features of the actions: the action one-hot (66), then for the card
+    actions 0..53 the suit (S H D C, joker: 5), the rank (2..A, XJ, DJ: 15) and the points
+    (5; 10 or K: 2).  What is trump depends on the hand's level and trump suit, which the state
+    features hold."""
+    n = tractor.NUM_ACTIONS
+    t = np.arange(tractor.NUM_TYPES)
+    suit = np.where(t < 52, t // 13, 4)
+    rank = np.where(t < 52, t % 13, 13 + (t - 52))
+    table = np.zeros((n, n + 5 + 15 + 2), bool)
+    table[np.arange(n), np.arange(n)] = True
+    table[t, n + suit] = True
+    table[t, n + 5 + rank] = True
+    table[t, n + 20] = (t < 52) & (t % 13 == 3)  # 5
+    table[t, n + 21] = (t < 52) & ((t % 13 == 8) | (t % 13 == 11))  # 10, K
+    return table
+
+
+def dynamic_action_table() -> np.ndarray:
+    """bool[13 * 5 * 66, 89] features of the actions in the dynamic card encoding: row
+    ``a + 66 * (5 * level + trump)`` is action ``a`` at that level and trump.  The action one-hot
+    (66; a card at its place in :data:`tractor_moves.DYN`), then for the card actions their
+    effective suit (the plain suits in :data:`tractor_moves.SUIT_ORDER`, trump: 5), their rank in
+    it (16 orders, :data:`tractor_moves.ORD`) and their points (5; 10 or K: 2)."""
+    n, nt = tractor.NUM_ACTIONS, tractor.NUM_TYPES
+    t = np.arange(nt)
+    table = np.zeros((13, 5, n, n + 5 + 16 + 2), bool)
+    for lv in range(13):
+        for tr in range(5):
+            row = table[lv, tr]
+            row[np.arange(nt, n), np.arange(nt, n)] = True
+            row[t, tm.DYN[lv, tr]] = True
+            eff = tm.EFF[lv, tr, :nt]
+            slot = np.argsort(tm.SUIT_ORDER[tr])[np.minimum(eff, 3)]  # a plain suit's place
+            row[t, n + np.where(eff == tm.TRUMP, 4, slot)] = True
+            row[t, n + 5 + tm.ORD[lv, tr, :nt] - 3] = True
+            row[t, n + 21] = tm.POINTS[:nt] == 5
+            row[t, n + 22] = tm.POINTS[:nt] == 10
+    return table.reshape(13 * 5 * n, -1)
+
+
+def trick_facts(state, dynamic: bool = False):
+    """float32[59], public facts of the trick phase a network would otherwise have to work out
+    from the card blocks: the cards the acting seat has not seen /2 (54, in the dynamic places
+    if ``dynamic``), the seat holding the trick relative to it (4: self, next, partner, previous;
+    zeros while no play is complete) and the points on the table /200 (1)."""
+    me = state.current_player
+    unseen = tractor.unseen_cards(state, me).astype(jnp.float32) / 2.0
+    if dynamic:
+        unseen = tractor.cards_to_dynamic(unseen, state.level, state.trump)
+    holder = tractor.trick_holder(state, me)
+    rel = (jnp.arange(4) == (holder - me) % 4) & (holder >= 0)
+    points = jnp.sum(state.trick.astype(jnp.int32) * jnp.asarray(tm.POINTS)[:tractor.NUM_TYPES])
+    return jnp.concatenate([unseen, rel.astype(jnp.float32),
+                            (points / 200.0)[None].astype(jnp.float32)])
+
+
+def make_game(cfg, env=None) -> Game:
+    """The game of ``cfg`` (its options; oracle guiding when ``cfg.oracle_iterations > 0``)."""
+    opts = cfg.options
+    env = env or cardjax.make("tractor", throw_penalty=opts.throw_penalty)
+    if env.name != "tractor":
+        raise ValueError(f"the Tractor adapter needs the tractor env, got {env.name!r}")
+    dynamic = opts.encoding == "dynamic"
+    table = dynamic_action_table() if dynamic else action_table()
+
+    def quantize(x):
+        return jnp.round(x * SCALE).astype(jnp.uint8)
+
+    def encode(x, state):
+        return tractor.to_dynamic(x, state.level, state.trump) if dynamic else x
+
+    def features(state):
+        x = encode(env.observe(state, state.current_player), state)
+        if opts.trick_facts:
+            x = jnp.concatenate([x, trick_facts(state, dynamic)])
+        return quantize(x)
+
+    def hidden(state):  # every hand relative to the acting seat, and the kitty
+        full = env.observe_oracle(state, state.current_player)
+        return quantize(encode(full, state)[tractor.OBS_SIZE:])
+
+    def action_rows(state):
+        return jnp.arange(tractor.NUM_ACTIONS) + tractor.NUM_ACTIONS * (5 * state.level
+                                                                        + state.trump)
+
+    def role(state):
+        return jnp.minimum(state.phase, tractor.PLAY).astype(jnp.int32)
+
+    def step_rewards(prev, nxt):  # the levels, and the points each seat's team took
+        return nxt.rewards + opts.point_reward * tractor.point_swing(prev, nxt).astype(jnp.float32)
+
+    def tick(prev, nxt):  # a trick ended (the last one ends the hand)
+        return nxt.trick_no > prev.trick_no
+
+    def final_reward(final):  # the levels each seat's team gained, or minus the other's
+        team = jnp.arange(4) % 2
+        return (final.level_gain[team] - final.level_gain[1 - team]).astype(jnp.float32)
+
+    def outcome(final, totals):  # the attackers' wins and score over the finished hands
+        del totals
+        score = jnp.maximum(final.attacker_points + final.kitty_bonus + final.penalty, 0)
+        done = final.terminated.astype(jnp.float32)
+        n = jnp.maximum(jnp.sum(done), 1.0)
+        return {"attacker_wins": jnp.sum(done * (score >= 80)) / n,
+                "attacker_score": jnp.sum(done * score) / n}
+
+    return Game(env, ROLE_NAMES, features, role, table, (0, 0), outcome, lockstep=False,
+                feature_scale=float(SCALE), step_rewards=step_rewards,
+                oracle=hidden if cfg.oracle_iterations > 0 else None, tick=tick,
+                final_reward=final_reward, pre_round=(0, 1, 2),  # declare, bury, chaodi
+                action_rows=action_rows if dynamic else None)
+
+
+# ShengJi+: gamma 0.95, epsilon 0.015; at most 66 actions (k = 66 never overflows)
+ADAPTER = Adapter(
+    game="tractor", role_names=ROLE_NAMES, rewards=("levels",), make_game=make_game,
+    options=Options, ticks=True, oracle=True, unused=("lstm",),
+    defaults={"reward": "levels", "k": 66, "k_fast": 4, "epsilon": 0.015, "gamma": 0.95,
+              "discount": "trick", "max_steps": tractor.Tractor.max_steps,
+              "point_reward": 0.01, "encoding": "dynamic", "trick_facts": True})

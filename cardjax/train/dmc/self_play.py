@@ -1,0 +1,146 @@
+"""Self-play, the actors of DMC: a batch of fresh deals played to the end in lockstep inside
+one ``lax.while_loop``, epsilon-greedy on the Q of each game's legal candidates, every step
+stored for the learner."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+from jax.sharding import Mesh
+
+from cardjax.train import sharding
+from cardjax.train.dmc.acting import (compact, feature_rows, observe, pool_sizes, role_params,
+                                      score_by_role, score_slots)
+from cardjax.train.dmc.state import Decisions, feature_spec
+from cardjax.train.dmc.targets import episode_targets
+
+
+def make_self_play(cfg, game, net, mesh: Mesh | None = None):
+    """``self_play(params, key, iteration=0) -> (Decisions [steps, num_envs], stats)``: play
+    ``cfg.num_envs`` deals (split over ``mesh``'s devices) with the networks ``params`` and
+    return their decisions with targets, and the batch's statistics."""
+    env = game.env
+    R, T, B, K = game.num_roles, cfg.steps, cfg.num_envs, cfg.k
+    table = jnp.asarray(game.action_features)
+    n_actions = game.num_actions
+    F, obs_dtype = feature_spec(game)
+    lockstep = game.lockstep
+    ticking = cfg.discount == "trick"  # discount per trick (game.tick), not per step
+    bootstrapping = cfg.lam < 1.0  # lambda-returns: keep the actors' Q of the moves taken
+    choosing = bootstrapping or not cfg.train_forced  # keep which decisions had a choice
+    sizes = pool_sizes(K, cfg.k_fast)
+    groups = 1 if mesh is None else mesh.devices.size  # one candidate pool per device
+
+    def score(p, obs, idx, count):
+        return score_slots(net, table, p, obs, idx, count, sizes, groups)
+
+    def oracle_keep(iteration):
+        """Oracle guiding: the probability of showing the hidden cards to a game at a step
+        falls linearly from 1 to 0 over the first ``oracle_iterations`` iterations."""
+        n = max(cfg.oracle_iterations, 1)
+        return jnp.clip(1.0 - iteration.astype(jnp.float32) / n, 0.0, 1.0)
+
+    def act_scores(params, t, obs, idx, count, alive, roles):
+        """Q of every game's candidates: lockstep, the one network of role ``t % R`` for the
+        whole batch; otherwise each game's role's network (``score_by_role``)."""
+        if lockstep:
+            return score(role_params(params, t % R), obs, idx, jnp.where(alive, count, 0))
+        return score_by_role(net, table, params, obs, idx, jnp.where(alive, count, 0),
+                             jnp.where(alive, roles, -1), R, sizes, groups)
+
+    def self_play(params, key, iteration=jnp.int32(0)):
+        k_deal, k_play = jax.random.split(key)
+        states = sharding.constrain(jax.vmap(env.init)(jax.random.split(k_deal, B)), mesh, 0)
+        P_ = env.num_players
+        bufs = dict(obs=jnp.zeros((T, B, F), obs_dtype), action=jnp.zeros((T, B), jnp.int32),
+                    seat=jnp.zeros((T, B), jnp.int32), alive=jnp.zeros((T, B), bool),
+                    rewards=jnp.zeros((T, B, P_), jnp.float32))
+        if not lockstep:
+            bufs["role"] = jnp.zeros((T, B), jnp.int32)
+        if ticking:
+            bufs["tick"] = jnp.zeros((T, B), bool)
+        if bootstrapping:
+            bufs["q"] = jnp.zeros((T, B), jnp.float32)
+        if choosing:
+            bufs["scored"] = jnp.zeros((T, B), bool)
+        delta = oracle_keep(iteration)
+        stats0 = dict(overflow=jnp.int32(0), max_legal=jnp.int32(0),
+                      role_mismatch=jnp.int32(0), explored=jnp.int32(0),
+                      scored=jnp.float32(0))
+
+        def cond(c):
+            t, states = c[0], c[1]
+            return (t < T) & ~jnp.all(states.terminated)
+
+        def body(c):
+            t, states, key, bufs, stats = c
+            if game.oracle is None:
+                key, k_eps, k_rand = jax.random.split(key, 3)
+                keep = None
+            else:
+                key, k_eps, k_rand, k_oracle = jax.random.split(key, 4)
+                keep = jax.random.uniform(k_oracle, (B,)) < delta
+            alive = ~states.terminated
+            mask = states.legal_action_mask[:, :n_actions]
+            count = jnp.sum(mask, axis=1, dtype=jnp.int32)
+            idx, valid, overflow = jax.vmap(compact, in_axes=(0, None))(mask, K)
+            obs = observe(game, states, keep)
+            roles = jax.vmap(game.role)(states)
+            f_idx = feature_rows(game, states, idx)
+            # finished games (all-True masks) need no scoring: count 0 keeps them out of the pool
+            q, rows = act_scores(params, t, obs, f_idx, count, alive, roles)
+            greedy = jnp.argmax(jnp.where(valid, q, -jnp.inf), axis=1)
+            rand = jax.random.randint(k_rand, (B,), 0, jnp.maximum(jnp.minimum(count, K), 1))
+            explore = jax.random.uniform(k_eps, (B,)) < cfg.epsilon
+            slot = jnp.where(explore, rand, greedy)
+            action = jnp.take_along_axis(idx, slot[:, None], axis=1)[:, 0]
+            seat = states.current_player
+            mismatch = alive & (roles != t % R) if lockstep else jnp.zeros(B, bool)
+            prev = states
+            states = sharding.constrain(jax.vmap(env.step)(states, action), mesh, 0)
+            rewards = (states.rewards if game.step_rewards is None
+                       else jax.vmap(game.step_rewards)(prev, states))
+            row = dict(obs=obs, action=jnp.take_along_axis(f_idx, slot[:, None], axis=1)[:, 0],
+                       seat=seat, alive=alive, rewards=rewards,
+                       role=roles)
+            if ticking:
+                row["tick"] = jax.vmap(game.tick)(prev, states)
+            if bootstrapping:
+                row["q"] = jnp.take_along_axis(q, slot[:, None], axis=1)[:, 0]
+            if choosing:  # a forced move (one legal action) was not scored
+                row["scored"] = alive & (count > 1)
+            bufs = {n: jax.lax.dynamic_update_index_in_dim(bufs[n], row[n], t, 0) for n in bufs}
+            stats = dict(
+                overflow=stats["overflow"] + jnp.sum(alive & overflow, dtype=jnp.int32),
+                max_legal=jnp.maximum(stats["max_legal"], jnp.max(jnp.where(alive, count, 0))),
+                role_mismatch=stats["role_mismatch"] + jnp.sum(mismatch, dtype=jnp.int32),
+                explored=stats["explored"] + jnp.sum(alive & explore, dtype=jnp.int32),
+                scored=stats["scored"] + rows.astype(jnp.float32),
+            )
+            return t + 1, states, key, bufs, stats
+
+        t, final, _, bufs, stats = jax.lax.while_loop(
+            cond, body, (jnp.int32(0), states, k_play, bufs, stats0))
+        finished = final.terminated
+        target, weight = episode_targets(cfg, game, bufs, final)
+        decisions = sharding.constrain(
+            Decisions(bufs["obs"], bufs["action"], target, weight, bufs.get("role")), mesh, 1)
+        lengths = jnp.sum(bufs["alive"], axis=0)
+        totals = jnp.sum(bufs["rewards"], axis=0)  # [B, P]: each game's rewards in all
+        scored = stats.pop("scored")
+        stats = dict(stats, **game.outcome(final, totals),
+                     decisions=jnp.sum(lengths),
+                     scored_per_decision=scored / jnp.maximum(jnp.sum(lengths), 1),
+                     truncated=jnp.sum(~finished, dtype=jnp.int32),
+                     steps_run=t,
+                     game_length=jnp.mean(lengths.astype(jnp.float32)),
+                     max_game_length=jnp.max(lengths))
+        if not lockstep:
+            w = bufs["alive"]
+            stats.update({f"decisions_{name}": jnp.sum(w & (bufs["role"] == r), dtype=jnp.int32)
+                          for r, name in enumerate(game.role_names)})
+        if game.oracle is not None:
+            stats["oracle_shown"] = delta
+        return decisions, stats
+
+    return self_play

@@ -1,0 +1,102 @@
+"""The targets of DMC's decisions: Monte-Carlo or lambda-returns per seat, and the per-trick
+target of the ShengJi+ report."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+Array = jax.Array
+
+
+def returns(rewards: Array, seats: Array, alive: Array, finished: Array, gamma: float,
+            ticks: Array | None = None, values: Array | None = None,
+            bootstrap: Array | None = None, lam: float = 1.0, outcome: Array | None = None):
+    """Monte-Carlo (or lambda-) targets of an episode batch.
+
+    ``rewards`` float[T, B, P]: the reward vector after each step; ``seats`` int[T, B]: who acted;
+    ``alive`` bool[T, B]: the game was running before the step (a real decision);
+    ``finished`` bool[B]: the game ended within the T steps.  Returns ``(targets, weights)``
+    float32[T, B]: ``G_t[seat_t]`` with ``G_t = r_t + gamma G_{t+1}``, and 1 for real decisions of
+    finished games, 0 for padding and for truncated games.  With ``ticks`` (bool[T, B]) the
+    discount applies only after the steps where it is True (``G_t = r_t + G_{t+1}`` elsewhere;
+    Tractor's ``discount="trick"``: the steps that end a trick).
+
+    With ``values`` float[T, B] (the actors' Q of the action taken) and ``bootstrap`` bool[T, B]
+    (where that Q is known: decisions with a choice), ``lam < 1`` gives lambda-returns: a seat's
+    return looks back through its own later decisions t' as ``lam G_t' + (1 - lam) Q_t'``
+    (a decision without a Q passes ``G_t'`` on whole); ``lam = 1`` is Monte-Carlo.
+
+    With ``outcome`` float[T, B, P] (the part of ``rewards`` that is the game's final outcome,
+    and ``ticks``) the target is the ShengJi+ report's (4.4) ``r_t + gamma^(T - k) R``: the
+    rewards of the decision's own trick ``k`` (from the decision to the trick's end) plus the
+    final outcome ``R`` discounted once per trick after it; later tricks' rewards do not count.
+    """
+    own = seats[..., None].astype(jnp.int32) == jnp.arange(rewards.shape[-1])  # [T, B, P]
+    if outcome is not None:
+        if ticks is None or lam != 1.0:
+            raise ValueError("the per-trick target needs ticks and lam = 1")
+        targets = _trick_targets(rewards, outcome, own, ticks, gamma)
+    else:
+        disc = (jnp.full(seats.shape, gamma, jnp.float32) if ticks is None
+                else jnp.where(ticks, gamma, 1.0))
+        if values is None or lam == 1.0:
+            values = jnp.zeros(seats.shape, jnp.float32)
+            bootstrap = jnp.zeros(seats.shape, bool)
+
+        def back(g, x):
+            r, d, mine, v, b = x
+            g = r + d[..., None] * g
+            target = jnp.sum(jnp.where(mine, g, 0.0), axis=-1)
+            mixed = lam * target + (1.0 - lam) * v
+            return jnp.where(mine & b[..., None], mixed[..., None], g), target
+
+        _, targets = jax.lax.scan(back, jnp.zeros_like(rewards[0]),
+                                  (rewards, disc, own, values, bootstrap & alive), reverse=True)
+    weights = (alive & finished[None, :]).astype(jnp.float32)
+    return jnp.where(weights > 0, targets, 0.0).astype(jnp.float32), weights
+
+
+def _trick_targets(rewards, outcome, own, ticks, gamma):
+    """float[T, B] of :func:`returns` with ``outcome``: the rest of the decision's trick's
+    rewards plus the outcome discounted per later trick, of the acting seat (``own``)."""
+
+    def back(carry, x):
+        trick, final = carry  # the rest of the current trick's rewards; the discounted outcome
+        r, o, tick, mine = x
+        points = r - o
+        trick = jnp.where(tick[..., None], points, points + trick)
+        final = jnp.where(tick[..., None], gamma * final, final) + o
+        return (trick, final), jnp.sum(jnp.where(mine, trick + final, 0.0), axis=-1)
+
+    zero = jnp.zeros_like(rewards[0])
+    return jax.lax.scan(back, (zero, zero), (rewards, outcome, ticks, own), reverse=True)[1]
+
+
+def episode_targets(cfg, game, bufs: dict, final):
+    """``(targets, weights)`` float32[T, B] of a self-play batch: ``bufs`` holds the steps'
+    ``rewards`` [T, B, P], ``seat``, ``alive`` and, as the config needs them, ``tick``, ``q``,
+    ``scored`` and ``role``; ``final`` the states after the last step.  Applies the config's
+    target kind, ``train_forced`` and, per trick, the pre-round roles' final-reward targets."""
+    finished = final.terminated
+    per_trick = cfg.target == "trick"  # the report's targets: own trick + discounted outcome
+    if game.final_reward is not None:
+        final_r = jax.vmap(game.final_reward)(final) * cfg.reward_scale  # [B, P]
+    outcome = None
+    if per_trick:  # the final reward came with each game's last step
+        alive = bufs["alive"]
+        last = alive & ~jnp.concatenate([alive[1:], jnp.zeros_like(alive[:1])])
+        outcome = jnp.where((last & finished)[..., None], final_r, 0.0)
+    target, weight = returns(bufs["rewards"] * cfg.reward_scale, bufs["seat"], bufs["alive"],
+                             finished, cfg.gamma, bufs.get("tick"), bufs.get("q"),
+                             bufs.get("scored"), cfg.lam, outcome)
+    if not cfg.train_forced:  # a forced move's Q chooses nothing
+        weight = weight * bufs["scored"]
+        target = jnp.where(weight > 0, target, 0.0)
+    if cfg.discount == "trick" and game.pre_round:
+        # the report: the phases before the tricks learn the final reward, undiscounted
+        seat_r = jnp.take_along_axis(jnp.broadcast_to(final_r, bufs["rewards"].shape),
+                                     bufs["seat"][..., None].astype(jnp.int32), axis=-1)[..., 0]
+        pre = jnp.isin(bufs["role"], jnp.asarray(game.pre_round))
+        target = jnp.where(pre & (weight > 0), seat_r, target)
+    return target, weight
