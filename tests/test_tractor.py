@@ -365,6 +365,26 @@ def test_kitty_multiplier(env_step, last, mult, times):
     assert int(s3.kitty_bonus) == 0 and int(s3.defender_points) == 10 * lead.count("K")
 
 
+@pytest.mark.parametrize("hands,power,times", [
+    # two separate pairs ruffed by a trump tractor of two pairs: its 4-card unit counts
+    (["3♥ 3♥ 9♥ 9♥", "5♠ 5♠ 6♠ 6♠", "4♥ 6♥ 7♥ 8♥", "7♣ 8♣ 9♣ J♣"], 16, 8),
+    # three singles ruffed by a pair and a single: the pair counts
+    (["K♥ Q♥ 9♥", "5♠ 5♠ 6♠", "3♥ 4♥ 7♥", "3♣ 7♣ 8♣"], 4, 4)])
+def test_kitty_multiplier_counts_the_winning_play(env_step, hands, power, times):
+    """The rules' multiplier is 2 ** (cards in the largest unit of the winning play) of the last
+    trick (``"times"``: 2 x that size): a ruff with a larger structure than the lead's counts."""
+    env, step = env_step
+    s = env.trick_state(hands, 2, "S", leader=0, dealer=0)  # seat 1 (attacking) ruffs
+    kitty = T.parse_counts("K♦ K♦ 3♦ 4♦ 6♦ 7♦ 8♦ 9♦")  # 20 points
+    s = s.replace(trick_no=jnp.int32(24), _kitty=jnp.asarray(kitty, jnp.int8))
+    s = _act(step, s, hands[0] + " done " + " ".join(hands[1:]))
+    assert bool(s.terminated) and int(s.last_winner) == 1
+    assert int(s.kitty_points) == 20 and int(s.kitty_bonus) == 20 * power
+    s2 = end_hand_times(T.Tractor(kitty_multiplier="times"))(
+        s.replace(terminated=jnp.bool_(False)), jnp.bool_(True))
+    assert int(s2.kitty_bonus) == 20 * times
+
+
 # ---------------------------------------------------------------------------- random hands
 @pytest.fixture(scope="module")
 def games():

@@ -48,7 +48,8 @@ one unit, built pair by pair along a chain.
 
 End of the hand: the attackers' score is ``attacker_points + kitty_bonus + penalty``; the kitty
 bonus is the kitty's points times ``2 ** u`` (option ``kitty_multiplier="times"``: ``2 * u``, capped
-at 64) when the attackers win the last trick, u = cards in the largest unit of the last lead.  Level
+at 64) when the attackers win the last trick, u = cards in the largest unit of the play that won it
+(of a ruff, not of the lead: two pairs ruffed by a trump tractor of two pairs give ``2 ** 4``).  Level
 changes per the rules' table (``levels="standard"`` or ``"shengji_plus"``: 80..115 gives the
 attackers +1, the rest as standard); the rewards are the levels each seat's team gained, or minus
 those the other team gained.
@@ -648,7 +649,12 @@ class Tractor(Env):
 
     def _end_hand(self, s: State, attackers_last: Array) -> State:
         kitty = jnp.sum(s._kitty.astype(jnp.int32) * jnp.asarray(tm.POINTS)[:NUM_TYPES])
-        unit = jnp.where(s.lead_k1 >= 2, 2 * s.lead_k1, jnp.where(s.lead_pairs > 0, 2, 1))
+        # the largest unit of the last trick's winning play (a ruff's, not the lead's)
+        eff, _, slot = tm.context(s.level, s.trump)
+        won = tm.pad(s.last_trick[s.last_winner])
+        wsuit, _ = tm.suit_of_play(won, eff)
+        wlens = tm.units(won, wsuit, eff, slot)[0]
+        unit = jnp.where(wlens[0] >= 2, 2 * wlens[0], jnp.where(jnp.any(won == 2), 2, 1))
         if self.kitty_multiplier == "times":
             mult = 2 * unit
         else:
