@@ -325,8 +325,30 @@ def test_failed_throw_in_play_reveals_and_penalises(env_step):
 def test_level_table(score, att, dfn):
     a, d = T.level_change(jnp.int32(score), "standard")
     assert (int(a), int(d)) == (att, dfn)
+    # shengji_plus: 1 + (A - 80) // 40 from 80 up, so one level above standard from 80 on (it
+    # once changed only the 80..115 band)
     a, d = T.level_change(jnp.int32(score), "shengji_plus")
-    assert (int(a), int(d)) == ((1 if 80 <= score < 120 else att), dfn)
+    assert (int(a), int(d)) == ((att + 1 if score >= 80 else 0), dfn)
+
+
+def _rules_levels(score, levels):
+    """The rules file's tables, written out: (attackers' gain, defenders' gain)."""
+    dfn = 3 if score == 0 else 2 if score < 40 else 1 if score < 80 else 0
+    if levels == "standard":
+        att = 1 + (score - 120) // 40 if score >= 120 else 0
+    else:  # the report's code: from A = 80 up, 1 + (A - 80) // 40
+        att = 1 + (score - 80) // 40 if score >= 80 else 0
+    return att, dfn
+
+
+@pytest.mark.parametrize("levels", ["standard", "shengji_plus"])
+def test_level_tables_follow_the_rules_formula(levels):
+    scores = [0, 35, 75, 80, 115, 120, 155, 160, 200]
+    a, d = T.level_change(jnp.asarray(scores, jnp.int32), levels)
+    assert list(zip(np.asarray(a).tolist(), np.asarray(d).tolist())) == \
+        [_rules_levels(x, levels) for x in scores]
+    if levels == "shengji_plus":  # 80-115 +1, 120-155 +2, 160-195 +3, 200 +4
+        assert np.asarray(a).tolist() == [0, 0, 0, 1, 1, 2, 2, 3, 4]
 
 
 _END_HAND = {}

@@ -50,9 +50,9 @@ End of the hand: the attackers' score is ``attacker_points + kitty_bonus + penal
 bonus is the kitty's points times ``2 ** u`` (option ``kitty_multiplier="times"``: ``2 * u``, capped
 at 64) when the attackers win the last trick, u = cards in the largest unit of the play that won it
 (of a ruff, not of the lead: two pairs ruffed by a trump tractor of two pairs give ``2 ** 4``).  Level
-changes per the rules' table (``levels="standard"`` or ``"shengji_plus"``: 80..115 gives the
-attackers +1, the rest as standard); the rewards are the levels each seat's team gained, or minus
-those the other team gained.
+changes per the rules' table (``levels="standard"``, or ``"shengji_plus"`` as the report's code:
+``1 + (A - 80) // 40`` levels to the attackers from 80 up, one more than standard); the rewards
+are the levels each seat's team gained, or minus those the other team gained.
 
 Observations: :meth:`Tractor.observe` documents the flat float32 vector (``OBS_SIZE``);
 :meth:`Tractor.sample_hidden` re-deals the unseen cards, respecting shown suit voids (it
@@ -827,11 +827,13 @@ class Tractor(Env):
 
 
 def level_change(score, levels: str = "standard"):
-    """(attackers' gain, defenders' gain) for the attackers' final score."""
+    """(attackers' gain, defenders' gain) for the attackers' final score A.  Defenders: +3 at 0,
+    +2 under 40, +1 under 80.  Attackers (``"standard"``): ``1 + (A - 120) // 40`` from 120 up;
+    ``"shengji_plus"`` (the report's code): ``1 + (A - 80) // 40`` from 80 up, one level more
+    than the standard table over the whole scale from 80."""
     def_gain = jnp.where(score <= 0, 3, jnp.where(score < 40, 2, jnp.where(score < 80, 1, 0)))
-    att_gain = jnp.where(score >= 120, 1 + (score - 120) // 40, 0)
-    if levels == "shengji_plus":
-        att_gain = jnp.where((score >= 80) & (score < 120), 1, att_gain)
+    first = 80 if levels == "shengji_plus" else 120
+    att_gain = jnp.where(score >= first, 1 + (score - first) // 40, 0)
     return att_gain.astype(jnp.int32), def_gain.astype(jnp.int32)
 
 
