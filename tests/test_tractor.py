@@ -284,6 +284,17 @@ def test_throw_stands_or_fails_on_each_other_hand():
     assert T.throw_check("K♠", ["A♠ A♠"], 2, "H")[0]  # one unit always stands
 
 
+def test_failed_throw_tie_goes_to_the_first_suit():
+    """The rules' tie-break between failing units of equal size and order (off-suit level cards):
+    the first suit in the order S H D C.  Their example: level 5, no trump, 5♠ and 5♣ fail
+    against a joker and 5♠ is played."""
+    for lead in ("5♠ 5♣", "5♣ 5♠"):
+        assert T.throw_check(lead, ["XJ"], 5, "NT") == (False, ["5♠"])
+    # with a trump suit the off-suit level cards tie at order 15: ♥ before ♣, ♠ before ♦
+    assert T.throw_check("5♣ 5♥", ["5♦ 5♦ 3♣", "DJ"], 5, "D") == (False, ["5♥"])
+    assert T.throw_check("5♦ 5♠", ["5♥"], 5, "H") == (False, ["5♠"])
+
+
 @pytest.fixture(scope="module")
 def env_step():
     """The default env and its step, run eagerly: the env jits its step once per option set, so
