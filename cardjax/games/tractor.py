@@ -51,9 +51,9 @@ End of the hand: the attackers' score is ``attacker_points + kitty_bonus + penal
 bonus is the kitty's points times ``2 ** u`` (option ``kitty_multiplier="times"``: ``2 * u``, capped
 at 64) when the attackers win the last trick, u = cards in the largest unit of the play that won
 it (of a ruff, not of the lead: two pairs ruffed by a trump tractor of two pairs give ``2 ** 4``).
-Level changes per the rules' table (``levels="standard"``, or ``"shengji_plus"`` as the report's code:
-``1 + (A - 80) // 40`` levels to the attackers from 80 up, one more than standard); the rewards
-are the levels each seat's team gained, or minus those the other team gained.
+Level changes per the rules' table (``levels="standard"``, or ``"shengji_plus"`` as the report's
+code: ``1 + (A - 80) // 40`` levels to the attackers from 80 up, one more than standard); the
+rewards are the levels each seat's team gained, or minus those the other team gained.
 
 Observations: :meth:`Tractor.observe` documents the flat float32 vector (``OBS_SIZE``);
 :meth:`Tractor.sample_hidden` re-deals the unseen cards, respecting shown suit voids (it
