@@ -13,6 +13,8 @@ import cardjax
 from cardjax import agents
 from cardjax.eval import arena
 from cardjax.games import tractor as T
+from cardjax.games import tractor_cards as TC
+from cardjax.games import tractor_helpers as TH
 from cardjax.games import tractor_moves as tm
 
 B = 4
@@ -45,7 +47,7 @@ def stack(states):
 
 
 def with_mask(state):
-    return state.replace(legal_action_mask=T._mask_jit(state))
+    return state.replace(legal_action_mask=TH._mask_jit(state))
 
 
 def choose(act, states):
@@ -59,7 +61,7 @@ def play(step, states, moves):
         acts = []
         for g in range(B):
             m = moves[min(g, len(moves) - 1)]
-            a = T.DONE if m[i] == "done" else T.card_type(m[i])
+            a = T.DONE if m[i] == "done" else TC.card_type(m[i])
             assert bool(states.legal_action_mask[g, a]), (g, i, m[i])
             acts.append(a)
         states = step(states, jnp.asarray(acts, jnp.int32))
@@ -104,7 +106,7 @@ def decl_position(env, hand, decl=None):
     """Seat 0 to act in the declaration phase holding ``hand`` (level 2); ``decl`` = (seat,
     kind, suit) of the standing declaration."""
     s = env.init_from_deal(list(range(54)) * 2, 2, 3)
-    h = T.parse_counts(hand)
+    h = TC.parse_counts(hand)
     seat, kind, suit = decl if decl else (-1, 0, tm.NT)
     s = s.replace(_hands=s._hands.at[0].set(jnp.asarray(h, jnp.int8)), turn=jnp.int32(20),
                   current_player=jnp.int32(0), decl_seat=jnp.int32(seat),
@@ -137,7 +139,7 @@ def test_buries_low_side_cards_and_voids_short_suits(env, act, step):
     for _ in range(8):
         a = choose(act, states)
         assert bool(states.legal_action_mask[0, a[0]])
-        buried.append(T.type_str(a[0]))
+        buried.append(TC.type_str(a[0]))
         states = step(states, jnp.asarray(a))
     assert buried[:3] == ["3♣", "9♦", "J♦"]  # the short suits first, lowest first
     assert sorted(buried) == sorted("4♥ 6♥ 7♥ 8♥ 9♥ 9♦ J♦ 3♣".split())
@@ -162,7 +164,7 @@ def test_feeds_points_to_a_winning_partner_and_ruffs_point_tricks(env, act, step
                   [["A♥", "done", "3♥"], ["A♥", "done", "3♥"], ["K♥", "done", "A♥"],
                    ["4♥", "done", "6♥"]])
     assert np.asarray(states.current_player).tolist() == [2, 2, 2, 2]
-    got = [T.type_str(a) for a in choose(act, states)]
+    got = [TC.type_str(a) for a in choose(act, states)]
     assert got == ["T♥", "K♦", "3♠", "4♣"]
 
 
@@ -177,7 +179,7 @@ def test_leads_a_side_tractor_then_done(env, act, step):
         a = choose(act, states)
         picked.append(int(a[0]))
         states = step(states, jnp.asarray(a))
-    assert sorted(T.type_str(t) for t in picked[:4]) == ["J♥", "J♥", "Q♥", "Q♥"]
+    assert sorted(TC.type_str(t) for t in picked[:4]) == ["J♥", "J♥", "Q♥", "Q♥"]
     assert picked[4] == T.DONE
     assert int(states.lead_k1[0]) == 2 and int(states.current_player[0]) == 1
 

@@ -17,6 +17,7 @@ import cardjax
 from cardjax.agents import dmc as dmc_agent
 from cardjax.eval import arena
 from cardjax.games import tractor
+from cardjax.games import tractor_cards as TC
 from cardjax.games import tractor_moves as tm
 from cardjax.train import dmc
 from cardjax.train.checkpoint import Checkpoints
@@ -140,7 +141,7 @@ def test_action_table():
     for card, suit, rank, five, ten in [("5♠", 0, 3, 1, 0), ("T♥", 1, 8, 0, 1),
                                         ("K♦", 2, 11, 0, 1), ("A♣", 3, 12, 0, 0),
                                         ("XJ", 4, 13, 0, 0), ("DJ", 4, 14, 0, 0)]:
-        row = t[tractor.card_type(card)]
+        row = t[TC.card_type(card)]
         assert np.flatnonzero(row[66:71]).tolist() == [suit]
         assert np.flatnonzero(row[71:86]).tolist() == [rank]
         assert row[86:].tolist() == [five, ten]
@@ -160,7 +161,7 @@ def test_dynamic_action_table_matches_the_features():
     assert rows.tolist() == list(range(66 * (5 * 2 + 1), 66 * (5 * 2 + 2)))
     hand = np.asarray(game.features(s))[:54]
     for card, suit, order, five in [("A♠", 0, 14, 0), ("4♥", 4, 16, 0), ("5♦", 1, 5, 1)]:
-        a = tractor.card_type(card)
+        a = TC.card_type(card)
         row = t[rows[a]]
         place = tm.DYN[2, 1, a]
         assert np.flatnonzero(row[:66]).tolist() == [place] and hand[place] == 100
@@ -181,15 +182,15 @@ def test_trick_facts():
     facts = lambda s: np.asarray(adapter.trick_facts(s))  # noqa: E731
     f = facts(s)  # seat 0 leads: nothing is held yet
     assert f.shape == (59,) and f[54:].tolist() == [0, 0, 0, 0, 0]
-    assert f[:54].sum() * 2 == 108 - 3 and f[tractor.card_type("A♠")] == 0.5
-    s = step(step(s, tractor.card_type("A♠")), 54)  # lead A♠, done
+    assert f[:54].sum() * 2 == 108 - 3 and f[TC.card_type("A♠")] == 0.5
+    s = step(step(s, TC.card_type("A♠")), 54)  # lead A♠, done
     f = facts(s)  # seat 1 to play; seat 0 (previous) holds it
     assert f[54:58].tolist() == [0, 0, 0, 1] and f[58] == 0
-    assert f[tractor.card_type("A♠")] == 0.5 and f[tractor.card_type("K♠")] == 0.5
-    s = step(s, tractor.card_type("K♠"))
+    assert f[TC.card_type("A♠")] == 0.5 and f[TC.card_type("K♠")] == 0.5
+    s = step(s, TC.card_type("K♠"))
     f = facts(s)  # seat 2: its partner (seat 0) holds the trick, 10 points on the table
     assert f[54:58].tolist() == [0, 0, 1, 0] and f[58] == pytest.approx(10 / 200)
-    s = step(s, tractor.card_type("2♣"))  # seat 2 discards
+    s = step(s, TC.card_type("2♣"))  # seat 2 discards
     f = facts(s)  # seat 3: seat 0 (next after it) still holds the trick
     assert f[54:58].tolist() == [0, 1, 0, 0] and f[58] == pytest.approx(10 / 200)
     dyn = np.asarray(adapter.trick_facts(s, dynamic=True))

@@ -11,7 +11,10 @@ import numpy as np
 import pytest
 
 from cardjax.games import tractor as T
+from cardjax.games import tractor_cards as TC
+from cardjax.games import tractor_helpers as TH
 from cardjax.games import tractor_moves as tm
+from cardjax.games.tractor_match import TractorMatch
 from conftest import BATCH
 
 # Appendix 7.2, first table: level 5, hearts trump.
@@ -24,7 +27,7 @@ R2 = "A♦ J♦ T♦ 8♦ 6♦ 6♦ 4♦ 4♦ A♣ K♣ K♣ 4♣ A♥ T♥ T♥
 
 
 def opts(hand, lead, level=5, trump="H"):
-    return {" ".join(sorted(p)) for p in T.follow_options(hand, lead, level, trump)}
+    return {" ".join(sorted(p)) for p in TH.follow_choices(hand, lead, level, trump)}
 
 
 def play(*cards):
@@ -33,31 +36,31 @@ def play(*cards):
 
 # ---------------------------------------------------------------------------- cards
 def test_card_strings():
-    assert T.card_type("K♠") == T.card_type("KS") == T.card_type("sk") == 11
-    assert T.card_type("T♥") == T.card_type("10H") == 13 + 8
-    assert T.card_type("XJ") == 52 and T.card_type("DJ") == 53
-    assert T.type_str(53) == "DJ" and T.type_str(13 * 2 + 9) == "J♦"
+    assert TC.card_type("K♠") == TC.card_type("KS") == TC.card_type("sk") == 11
+    assert TC.card_type("T♥") == TC.card_type("10H") == 13 + 8
+    assert TC.card_type("XJ") == 52 and TC.card_type("DJ") == 53
+    assert TC.type_str(53) == "DJ" and TC.type_str(13 * 2 + 9) == "J♦"
     with pytest.raises(ValueError, match="ZZ"):
-        T.card_type("ZZ")
+        TC.card_type("ZZ")
     with pytest.raises(ValueError, match="1X"):
-        T.follow_options("A♠ 1X", "K♠", 5, "H")
+        TH.follow_choices("A♠ 1X", "K♠", 5, "H")
     with pytest.raises(ValueError, match="trump"):
-        T.follow_options("A♠", "K♠", 5, "Q")
+        TH.follow_choices("A♠", "K♠", 5, "Q")
     with pytest.raises(ValueError, match="level"):
-        T.follow_options("A♠", "K♠", 15, "H")
+        TH.follow_choices("A♠", "K♠", 15, "H")
 
 
 def test_orders_skip_level_and_trump_chain():
-    lv, sp = T.parse_level(5), T.parse_trump("S")
+    lv, sp = TC.parse_level(5), TC.parse_trump("S")
     order, eff = tm.ORD[lv, sp], tm.EFF[lv, sp]
-    o = lambda c: order[T.card_type(c)]  # noqa: E731
+    o = lambda c: order[TC.card_type(c)]  # noqa: E731
     assert o("4♦") + 1 == o("6♦")  # the level rank is skipped
     assert [o(c) for c in ("A♠", "5♦", "5♠", "XJ", "DJ")] == [14, 15, 16, 17, 18]
     assert o("5♦") == o("5♣") == o("5♥")
-    assert all(eff[T.card_type(c)] == tm.TRUMP for c in ("5♦", "2♠", "XJ"))
-    nt = T.parse_trump("NT")
-    assert tm.ORD[lv, nt][T.card_type("5♦")] == tm.ORD[lv, nt][T.card_type("5♠")] == 16
-    assert tm.EFF[lv, nt][T.card_type("2♠")] == 0
+    assert all(eff[TC.card_type(c)] == tm.TRUMP for c in ("5♦", "2♠", "XJ"))
+    nt = TC.parse_trump("NT")
+    assert tm.ORD[lv, nt][TC.card_type("5♦")] == tm.ORD[lv, nt][TC.card_type("5♠")] == 16
+    assert tm.EFF[lv, nt][TC.card_type("2♠")] == 0
 
 
 def test_dynamic_encoding_places():
@@ -65,12 +68,12 @@ def test_dynamic_encoding_places():
     rank is skipped); the trump suit comes after the plain suits, then the level cards and the
     jokers.  Over every level and trump: a permutation, and within an effective suit the places
     rise with the cards' order."""
-    lv, h = T.parse_level(4), T.parse_trump("H")
-    place = lambda c, lv=lv, tr=h: int(tm.DYN[lv, tr, T.card_type(c)])  # noqa: E731
+    lv, h = TC.parse_level(4), TC.parse_trump("H")
+    place = lambda c, lv=lv, tr=h: int(tm.DYN[lv, tr, TC.card_type(c)])  # noqa: E731
     assert place("5♥") == place("3♥") + 1 == 38
     assert [place(c) for c in ("2♠", "A♠", "2♦", "A♣", "2♥", "A♥")] == [0, 11, 12, 35, 36, 47]
     assert [place(c) for c in ("4♠", "4♦", "4♣", "4♥", "XJ", "DJ")] == [48, 49, 50, 51, 52, 53]
-    nt = T.parse_trump("NT")
+    nt = TC.parse_trump("NT")
     assert [place(c, tr=nt) for c in ("2♠", "2♣", "A♣", "4♠", "4♣")] == [0, 36, 47, 48, 51]
     assert tm.SUIT_ORDER[h].tolist() == [0, 2, 3, 1] and tm.SUIT_ORDER[nt].tolist() == [0, 1, 2, 3]
     for lv in range(13):
@@ -91,7 +94,7 @@ def test_to_dynamic_reorders_every_card_block():
     hands = ["A♠ A♠ K♠ 3♥ 5♥ 5♥ 4♥ XJ", "2♦ 3♦", "4♠ 7♣", "DJ 6♥"]
     s = env.trick_state(hands, 4, "H", leader=0, dealer=0)
     s = s.replace(voids=s.voids.at[1, 3].set(True).at[2, 4].set(True),
-                  played=s.played.at[3, T.card_type("9♦")].set(1))
+                  played=s.played.at[3, TC.card_type("9♦")].set(1))
     lv, tr = int(s.level), int(s.trump)
     obs = np.asarray(env.observe_oracle(s, 0))
     dyn = np.asarray(T.to_dynamic(jnp.asarray(obs), s.level, s.trump))
@@ -101,10 +104,10 @@ def test_to_dynamic_reorders_every_card_block():
     hand[place] = np.asarray(s._hands[0]) / 2
     np.testing.assert_array_equal(dyn[:54], hand)
     played = 81 + 54 * 4 + 54 * 3  # the played block of seat 3 (relative: previous)
-    assert dyn[played + place[T.card_type("9♦")]] == 0.5
+    assert dyn[played + place[TC.card_type("9♦")]] == 0.5
     assert dyn[played:played + 54].sum() == 0.5
     oracle = T.OBS_SIZE + 54 * 3  # seat 3's hand in the oracle part
-    assert dyn[oracle + place[T.card_type("DJ")]] == 0.5 == dyn[oracle + 53]
+    assert dyn[oracle + place[TC.card_type("DJ")]] == 0.5 == dyn[oracle + 53]
     voids = 81 + 16 * 54
     v = dyn[voids:voids + 20].reshape(4, 5)
     assert v[1].tolist() == [0, 0, 1, 0, 0]  # clubs: the third plain suit (S D C, then H)
@@ -128,7 +131,7 @@ def test_single_pattern_spade_single():
 
 def test_single_pattern_trump_pair():
     assert opts(P2, "3♥ 3♥") == {"T♥ T♥"}
-    assert T.trick_winner(["3♥ 3♥", "T♥ T♥"], 5, "H") == 1
+    assert TH.winning_seat(["3♥ 3♥", "T♥ T♥"], 5, "H") == 1
 
 
 def test_single_pattern_club_pair():
@@ -138,12 +141,12 @@ def test_single_pattern_club_pair():
 def test_two_tractor_across_level():
     assert opts(P1, "6♦ 6♦ 4♦ 4♦") == {play("Q♦ Q♦ J♦ J♦"), play("J♦ J♦ T♦ T♦")}
     for f in ("Q♦ Q♦ J♦ J♦", "J♦ J♦ T♦ T♦"):
-        assert T.trick_winner(["6♦ 6♦ 4♦ 4♦", f], 5, "H") == 1
+        assert TH.winning_seat(["6♦ 6♦ 4♦ 4♦", f], 5, "H") == 1
 
 
 def test_three_tractor():
     assert opts(P2, "Q♦ Q♦ J♦ J♦ T♦ T♦") == {play("K♦ K♦ 6♦ 6♦ 4♦ 4♦")}
-    assert T.trick_winner(["Q♦ Q♦ J♦ J♦ T♦ T♦", "K♦ K♦ 6♦ 6♦ 4♦ 4♦"], 5, "H") == 0
+    assert TH.winning_seat(["Q♦ Q♦ J♦ J♦ T♦ T♦", "K♦ K♦ 6♦ 6♦ 4♦ 4♦"], 5, "H") == 0
 
 
 def test_trump_two_tractor():
@@ -157,21 +160,21 @@ def test_combo_pair_single():
     assert opts(P2, "A♠ A♠ K♠") == {play("J♠ 7♠ 3♠"), play("K♠ 7♠ 3♠"), play("K♠ J♠ 7♠"),
                                     play("K♠ J♠ 3♠")}
     for f in opts(P2, "A♠ A♠ K♠"):
-        assert T.trick_winner(["A♠ A♠ K♠", f], 5, "H") == 0
+        assert TH.winning_seat(["A♠ A♠ K♠", f], 5, "H") == 0
 
 
 def test_combo_short_suit():
     got = opts(P1, "A♣ Q♣ Q♣ 4♣ 4♣")
-    rest = T.parse_counts(P1) - T.parse_counts("8♣ 6♣ 2♣")
+    rest = TC.parse_counts(P1) - TC.parse_counts("8♣ 6♣ 2♣")
     types = [t for t in range(54) for _ in range(rest[t])]
-    expect = {play("8♣ 6♣ 2♣", T.type_str(a), T.type_str(b))
+    expect = {play("8♣ 6♣ 2♣", TC.type_str(a), TC.type_str(b))
               for a, b in itertools.combinations(types, 2)}
     assert got == expect and len(got) == 112
     assert play("8♣ 6♣ 2♣ A♦ Q♦") in got and play("8♣ 6♣ 2♣ XJ XJ") in got
 
 
 def test_combo_throw_fails_against_bigger_tractor():
-    stands, played = T.throw_check("A♦ 6♦ 6♦ 4♦ 4♦", [P1], 5, "H")
+    stands, played = TH.throw_result("A♦ 6♦ 6♦ 4♦ 4♦", [P1], 5, "H")
     assert not stands and play(*played) == play("6♦ 6♦ 4♦ 4♦")
 
 
@@ -182,10 +185,10 @@ def test_combo_three_tractor_single():
 
 def test_ruff_single():
     got = opts(R2, "K♠")
-    assert got == {T.type_str(t) for t in np.flatnonzero(T.parse_counts(R2))}
-    assert T.trick_winner(["K♠", "2♥"], 5, "H") == 1
-    assert T.trick_winner(["K♠", "A♦"], 5, "H") == 0  # a discard
-    assert T.trick_winner(["A♠ K♠", "XJ XJ", "2♥ DJ"], 5, "H") == 2
+    assert got == {TC.type_str(t) for t in np.flatnonzero(TC.parse_counts(R2))}
+    assert TH.winning_seat(["K♠", "2♥"], 5, "H") == 1
+    assert TH.winning_seat(["K♠", "A♦"], 5, "H") == 0  # a discard
+    assert TH.winning_seat(["A♠ K♠", "XJ XJ", "2♥ DJ"], 5, "H") == 2
 
 
 def test_ruff_pair_single():
@@ -196,10 +199,10 @@ def test_ruff_pair_single():
     trumps = "A♥ T♥ T♥ 7♥ 2♥ 2♥ 5♠ DJ".split()
     for x in {play(*c) for c in itertools.combinations(trumps, 3)}:
         has_pair = any(x.split().count(c) == 2 for c in x.split())
-        assert T.trick_winner(["A♠ A♠ K♠", x], 5, "H") == int(has_pair), x
+        assert TH.winning_seat(["A♠ A♠ K♠", x], 5, "H") == int(has_pair), x
     # several ruffs of pairs: the highest pair wins (88 over 77 although 7766 is a tractor)
-    assert T.trick_winner(["A♣ A♣ K♣ 9♣ 9♣", "7♥ 7♥ 6♥ 6♥ DJ", "8♥ 8♥ 3♥ 2♥ 2♥"], 5, "H") == 2
-    assert T.trick_winner(["A♣ A♣ K♣ 9♣ 9♣", "7♥ 7♥ 6♥ 6♥ DJ"], 5, "H") == 1
+    assert TH.winning_seat(["A♣ A♣ K♣ 9♣ 9♣", "7♥ 7♥ 6♥ 6♥ DJ", "8♥ 8♥ 3♥ 2♥ 2♥"], 5, "H") == 2
+    assert TH.winning_seat(["A♣ A♣ K♣ 9♣ 9♣", "7♥ 7♥ 6♥ 6♥ DJ"], 5, "H") == 1
 
 
 def test_ruff_tractor_two_singles():
@@ -209,11 +212,11 @@ def test_ruff_tractor_two_singles():
              for a, b in itertools.combinations("K♥ J♥ 3♥ 3♥ 5♣".split(), 2)}
     assert len(ruffs) == 7 and ruffs <= got
     for r in ruffs:
-        assert T.trick_winner(["A♦ J♦ 6♦ 6♦ 4♦ 4♦", r], 5, "H") == 1
+        assert TH.winning_seat(["A♦ J♦ 6♦ 6♦ 4♦ 4♦", r], 5, "H") == 1
     # trump cards without the tractor do not ruff
-    assert T.trick_winner(["A♦ J♦ 6♦ 6♦ 4♦ 4♦", "K♥ J♥ 3♥ 3♥ 5♥ 5♥"], 5, "H") == 0
+    assert TH.winning_seat(["A♦ J♦ 6♦ 6♦ 4♦ 4♦", "K♥ J♥ 3♥ 3♥ 5♥ 5♥"], 5, "H") == 0
     # two ruffs: the higher tractor wins whatever the kickers
-    assert T.trick_winner(["A♦ J♦ 6♦ 6♦ 4♦ 4♦", "5♥ 5♥ XJ XJ 3♥ 3♥",
+    assert TH.winning_seat(["A♦ J♦ 6♦ 6♦ 4♦ 4♦", "5♥ 5♥ XJ XJ 3♥ 3♥",
                            "K♥ K♥ Q♥ Q♥ A♥ DJ"], 5, "H") == 1
 
 
@@ -232,14 +235,14 @@ def test_trump_chain_and_offsuit_level_pairs():
     got = opts("3♠ 3♠ 4♠ 4♠ 5♠ 5♠ 8♠ 8♠ 9♠", "2♦ 2♦ 2♣ 2♣ 2♠ 2♠", 2, "S")
     assert got == {play("3♠ 3♠ 4♠ 4♠ 5♠ 5♠"), play("3♠ 3♠ 4♠ 4♠ 8♠ 8♠"),
                    play("4♠ 4♠ 5♠ 5♠ 8♠ 8♠")}
-    assert T.trick_winner(["2♦ 2♦ 2♠ 2♠", "A♠ A♠ 2♣ 2♣"], 2, "S") == 0
-    assert T.trick_winner(["A♠ A♠ 2♣ 2♣", "2♦ 2♦ 2♠ 2♠"], 2, "S") == 1
+    assert TH.winning_seat(["2♦ 2♦ 2♠ 2♠", "A♠ A♠ 2♣ 2♣"], 2, "S") == 0
+    assert TH.winning_seat(["A♠ A♠ 2♣ 2♣", "2♦ 2♦ 2♠ 2♠"], 2, "S") == 1
     # two pairs led: compared by the highest pair (2♦/2♣ = 15 above A♠ = 14, below XJ)
-    assert T.trick_winner(["2♦ 2♦ 2♣ 2♣", "K♠ K♠ A♠ A♠"], 2, "S") == 0
-    assert T.trick_winner(["2♦ 2♦ 2♣ 2♣", "K♠ K♠ XJ XJ"], 2, "S") == 1
+    assert TH.winning_seat(["2♦ 2♦ 2♣ 2♣", "K♠ K♠ A♠ A♠"], 2, "S") == 0
+    assert TH.winning_seat(["2♦ 2♦ 2♣ 2♣", "K♠ K♠ XJ XJ"], 2, "S") == 1
     # off-suit level cards tie: the earlier play keeps the trick
-    assert T.trick_winner(["2♦", "2♣", "2♥"], 2, "S") == 0
-    assert T.trick_winner(["2♦", "2♣", "2♠"], 2, "S") == 2
+    assert TH.winning_seat(["2♦", "2♣", "2♥"], 2, "S") == 0
+    assert TH.winning_seat(["2♦", "2♣", "2♠"], 2, "S") == 2
 
 
 def test_skipped_level_rank_in_plain_suit():
@@ -249,39 +252,51 @@ def test_skipped_level_rank_in_plain_suit():
     # level 6: no tractor, any two pairs
     assert opts(hand, "8♦ 8♦ 7♦ 7♦", 6, "S") == {play("5♦ 5♦ 3♦ 3♦"), play("5♦ 5♦ 9♦ 9♦"),
                                                 play("3♦ 3♦ 9♦ 9♦")}
-    assert T.trick_winner(["8♦ 8♦ 7♦ 7♦", "5♦ 5♦ 3♦ 3♦"], 4, "S") == 0
-    assert T.trick_winner(["5♦ 5♦ 3♦ 3♦", "8♦ 8♦ 7♦ 7♦"], 4, "S") == 1
+    assert TH.winning_seat(["8♦ 8♦ 7♦ 7♦", "5♦ 5♦ 3♦ 3♦"], 4, "S") == 0
+    assert TH.winning_seat(["5♦ 5♦ 3♦ 3♦", "8♦ 8♦ 7♦ 7♦"], 4, "S") == 1
     # level 6: 5♦5♦3♦3♦ is two pairs, beaten by the higher pairs 9♦9♦8♦8♦
-    assert T.trick_winner(["5♦ 5♦ 3♦ 3♦", "9♦ 9♦ 8♦ 8♦"], 6, "S") == 1
-    assert T.trick_winner(["8♦ 8♦ 7♦ 7♦", "5♦ 5♦ 3♦ 3♦"], 6, "S") == 0
-    assert T.trick_winner(["8♦ 8♦ 7♦ 7♦", "9♦ 9♦ 5♦ 5♦"], 6, "S") == 0  # pairs, no tractor
+    assert TH.winning_seat(["5♦ 5♦ 3♦ 3♦", "9♦ 9♦ 8♦ 8♦"], 6, "S") == 1
+    assert TH.winning_seat(["8♦ 8♦ 7♦ 7♦", "5♦ 5♦ 3♦ 3♦"], 6, "S") == 0
+    assert TH.winning_seat(["8♦ 8♦ 7♦ 7♦", "9♦ 9♦ 5♦ 5♦"], 6, "S") == 0  # pairs, no tractor
 
 
 def test_no_trump_hands():
     # NT at level 2: level cards tie at 16, chain only into the jokers
     assert opts("2♥ 2♥ DJ DJ 2♦ 9♣", "2♠ 2♠ XJ XJ", 2, "NT") == {play("2♥ 2♥ DJ DJ")}
-    assert T.trick_winner(["2♠ 2♠ 2♥ 2♥", "XJ XJ DJ DJ"], 2, "NT") == 1
-    assert T.trick_winner(["2♠", "2♥", "XJ"], 2, "NT") == 2
-    assert T.trick_winner(["A♠", "2♥", "K♠"], 2, "NT") == 1
+    assert TH.winning_seat(["2♠ 2♠ 2♥ 2♥", "XJ XJ DJ DJ"], 2, "NT") == 1
+    assert TH.winning_seat(["2♠", "2♥", "XJ"], 2, "NT") == 2
+    assert TH.winning_seat(["A♠", "2♥", "K♠"], 2, "NT") == 1
     assert opts("2♥ 2♥ XJ DJ DJ 5♣", "2♠ 2♠ 2♦ 2♦", 2, "NT") == {play("2♥ 2♥ DJ DJ")}
 
 
 # ---------------------------------------------------------------------------- throws
 def test_throw_stands_or_fails_on_each_other_hand():
     lead = "A♠ K♠ Q♠ Q♠"  # level 2, trump H: singles A, K and pair QQ
-    assert T.throw_check(lead, ["3♠", "J♠ J♠", "XJ"], 2, "H") == (True, T.throw_check(lead, [""], 2, "H")[1])
+    alone = TH.throw_result(lead, [""], 2, "H")[1]
+    assert TH.throw_result(lead, ["3♠", "J♠ J♠", "XJ"], 2, "H") == (True, alone)
     for i in range(3):  # partner (the middle hand) included
         hands = ["3♠", "4♠", "5♠"]
         hands[i] = "K♠ K♠"
-        stands, played = T.throw_check(lead, hands, 2, "H")
+        stands, played = TH.throw_result(lead, hands, 2, "H")
         assert not stands and play(*played) == play("Q♠ Q♠")
-    stands, played = T.throw_check(lead, ["A♠", "K♠ K♠", ""], 2, "H")
+    stands, played = TH.throw_result(lead, ["A♠", "K♠ K♠", ""], 2, "H")
     assert not stands and played == ["K♠"]  # the smallest failing unit: a single
     lead2 = "A♠ 8♠ 8♠ 7♠ 7♠"
-    stands, played = T.throw_check(lead2, ["J♠ J♠ T♠ T♠"], 2, "H")
+    stands, played = TH.throw_result(lead2, ["J♠ J♠ T♠ T♠"], 2, "H")
     assert not stands and play(*played) == play("8♠ 8♠ 7♠ 7♠")
-    assert T.throw_check(lead2, ["J♠ J♠ 9♠ 9♠"], 2, "H")[0]  # pairs, not a tractor
-    assert T.throw_check("K♠", ["A♠ A♠"], 2, "H")[0]  # one unit always stands
+    assert TH.throw_result(lead2, ["J♠ J♠ 9♠ 9♠"], 2, "H")[0]  # pairs, not a tractor
+    assert TH.throw_result("K♠", ["A♠ A♠"], 2, "H")[0]  # one unit always stands
+
+
+def test_failed_throw_tie_goes_to_the_first_suit():
+    """The rules' tie-break between failing units of equal size and order (off-suit level cards):
+    the first suit in the order S H D C.  Their example: level 5, no trump, 5♠ and 5♣ fail
+    against a joker and 5♠ is played."""
+    for lead in ("5♠ 5♣", "5♣ 5♠"):
+        assert TH.throw_result(lead, ["XJ"], 5, "NT") == (False, ["5♠"])
+    # with a trump suit the off-suit level cards tie at order 15: ♥ before ♣, ♠ before ♦
+    assert TH.throw_result("5♣ 5♥", ["5♦ 5♦ 3♣", "DJ"], 5, "D") == (False, ["5♥"])
+    assert TH.throw_result("5♦ 5♠", ["5♥"], 5, "H") == (False, ["5♠"])
 
 
 @pytest.fixture(scope="module")
@@ -294,7 +309,7 @@ def env_step():
 
 def _act(step, s, cards):
     for c in cards.split():
-        a = T.DONE if c == "done" else T.card_type(c)
+        a = T.DONE if c == "done" else TC.card_type(c)
         assert bool(s.legal_action_mask[a]), (c, s.current_player)
         s = step(s, jnp.int32(a))
     return s
@@ -308,14 +323,14 @@ def test_failed_throw_in_play_reveals_and_penalises(env_step):
     penalised = jax.jit(T.Tractor(throw_penalty=10)._end_lead)(s)
     s = _act(step, s, "done")
     assert int(s.penalty) == 0 and int(penalised.penalty) == -10
-    assert T.counts_str(s.trick[0]) == "J♠ J♠"
-    assert T.counts_str(s.revealed[0]) == "A♠ K♠"
+    assert TC.counts_str(s.trick[0]) == "J♠ J♠"
+    assert TC.counts_str(s.revealed[0]) == "A♠ K♠"
     # seat 1 must follow the pair with its pair
-    legal = {T.type_str(t) for t in np.flatnonzero(np.asarray(s.legal_action_mask)[:54])}
+    legal = {TC.type_str(t) for t in np.flatnonzero(np.asarray(s.legal_action_mask)[:54])}
     assert legal == {"Q♠"}
     s = _act(step, s, "Q♠ Q♠ 2♣ 3♣ 7♣ 8♣")
     assert int(s.last_winner) == 1 and int(s.leader) == 1
-    assert T.counts_str(s.revealed[0]) == "A♠ K♠"  # still in hand, still public
+    assert TC.counts_str(s.revealed[0]) == "A♠ K♠"  # still in hand, still public
 
 
 # ---------------------------------------------------------------------------- scoring
@@ -325,8 +340,30 @@ def test_failed_throw_in_play_reveals_and_penalises(env_step):
 def test_level_table(score, att, dfn):
     a, d = T.level_change(jnp.int32(score), "standard")
     assert (int(a), int(d)) == (att, dfn)
+    # shengji_plus: 1 + (A - 80) // 40 from 80 up, so one level above standard from 80 on (it
+    # once changed only the 80..115 band)
     a, d = T.level_change(jnp.int32(score), "shengji_plus")
-    assert (int(a), int(d)) == ((1 if 80 <= score < 120 else att), dfn)
+    assert (int(a), int(d)) == ((att + 1 if score >= 80 else 0), dfn)
+
+
+def _rules_levels(score, levels):
+    """The rules file's tables, written out: (attackers' gain, defenders' gain)."""
+    dfn = 3 if score == 0 else 2 if score < 40 else 1 if score < 80 else 0
+    if levels == "standard":
+        att = 1 + (score - 120) // 40 if score >= 120 else 0
+    else:  # the report's code: from A = 80 up, 1 + (A - 80) // 40
+        att = 1 + (score - 80) // 40 if score >= 80 else 0
+    return att, dfn
+
+
+@pytest.mark.parametrize("levels", ["standard", "shengji_plus"])
+def test_level_tables_follow_the_rules_formula(levels):
+    scores = [0, 35, 75, 80, 115, 120, 155, 160, 200]
+    a, d = T.level_change(jnp.asarray(scores, jnp.int32), levels)
+    assert list(zip(np.asarray(a).tolist(), np.asarray(d).tolist())) == \
+        [_rules_levels(x, levels) for x in scores]
+    if levels == "shengji_plus":  # 80-115 +1, 120-155 +2, 160-195 +3, 200 +4
+        assert np.asarray(a).tolist() == [0, 0, 0, 1, 1, 2, 2, 3, 4]
 
 
 _END_HAND = {}
@@ -348,7 +385,7 @@ def test_kitty_multiplier(env_step, last, mult, times):
              " ".join(["3♣"] * min(n, 2) + ["4♣"] * max(0, n - 2)),
              " ".join(["6♣"] * min(n, 2) + ["7♣"] * max(0, n - 2))]
     s = env.trick_state(hands, 2, "H", leader=0, dealer=1)
-    kitty = T.parse_counts("5♥ T♥ 3♥ 4♥ 6♥ 7♥ 8♥ 9♥")  # 15 points
+    kitty = TC.parse_counts("5♥ T♥ 3♥ 4♥ 6♥ 7♥ 8♥ 9♥")  # 15 points
     s = s.replace(trick_no=jnp.int32(24), _kitty=jnp.asarray(kitty, jnp.int8))
     s = _act(step, s, lead + " done " + " ".join(hands[1].split() + hands[2].split() + hands[3].split()))
     assert bool(s.terminated)
@@ -363,6 +400,26 @@ def test_kitty_multiplier(env_step, last, mult, times):
         trick_no=jnp.int32(24), _kitty=jnp.asarray(kitty, jnp.int8))
     s3 = _act(step, s3, lead + " done " + " ".join(hands[1].split() + hands[2].split() + hands[3].split()))
     assert int(s3.kitty_bonus) == 0 and int(s3.defender_points) == 10 * lead.count("K")
+
+
+@pytest.mark.parametrize("hands,power,times", [
+    # two separate pairs ruffed by a trump tractor of two pairs: its 4-card unit counts
+    (["3♥ 3♥ 9♥ 9♥", "5♠ 5♠ 6♠ 6♠", "4♥ 6♥ 7♥ 8♥", "7♣ 8♣ 9♣ J♣"], 16, 8),
+    # three singles ruffed by a pair and a single: the pair counts
+    (["K♥ Q♥ 9♥", "5♠ 5♠ 6♠", "3♥ 4♥ 7♥", "3♣ 7♣ 8♣"], 4, 4)])
+def test_kitty_multiplier_counts_the_winning_play(env_step, hands, power, times):
+    """The rules' multiplier is 2 ** (cards in the largest unit of the winning play) of the last
+    trick (``"times"``: 2 x that size): a ruff with a larger structure than the lead's counts."""
+    env, step = env_step
+    s = env.trick_state(hands, 2, "S", leader=0, dealer=0)  # seat 1 (attacking) ruffs
+    kitty = TC.parse_counts("K♦ K♦ 3♦ 4♦ 6♦ 7♦ 8♦ 9♦")  # 20 points
+    s = s.replace(trick_no=jnp.int32(24), _kitty=jnp.asarray(kitty, jnp.int8))
+    s = _act(step, s, hands[0] + " done " + " ".join(hands[1:]))
+    assert bool(s.terminated) and int(s.last_winner) == 1
+    assert int(s.kitty_points) == 20 and int(s.kitty_bonus) == 20 * power
+    s2 = end_hand_times(T.Tractor(kitty_multiplier="times"))(
+        s.replace(terminated=jnp.bool_(False)), jnp.bool_(True))
+    assert int(s2.kitty_bonus) == 20 * times
 
 
 # ---------------------------------------------------------------------------- random hands
@@ -441,9 +498,9 @@ def _deal_order(fixed: dict[int, str], tail: list[str]):
     """108 card types: ``fixed`` positions, ``tail`` at the end (the kitty), the rest in order."""
     order = [None] * 108
     for pos, c in fixed.items():
-        order[pos] = T.card_type(c)
+        order[pos] = TC.card_type(c)
     for i, c in enumerate(tail):
-        order[108 - len(tail) + i] = T.card_type(c)
+        order[108 - len(tail) + i] = TC.card_type(c)
     left = np.full(54, 2) - np.bincount([o for o in order if o is not None], minlength=54)
     rest = [t for t in range(54) for _ in range(left[t])]
     it = iter(rest)
@@ -545,11 +602,11 @@ def test_single_unit_leads_without_throws():
     f = jax.jit(tm.unit_prefix_mask)
     lv, tr = jnp.int32(0), jnp.int32(2)  # level 2, diamonds trump
     eff, _, slot = tm.context(lv, tr)
-    hand = tm.pad(jnp.asarray(T.parse_counts("3♠ 3♠ 4♠ 4♠ 6♠ 6♠ 9♠ 5♥")))
+    hand = tm.pad(jnp.asarray(TC.parse_counts("3♠ 3♠ 4♠ 4♠ 6♠ 6♠ 9♠ 5♥")))
 
     def legal(part):
-        cards, done = f(hand, tm.pad(jnp.asarray(T.parse_counts(part))), eff, slot)
-        return {T.type_str(t) for t in np.flatnonzero(np.asarray(cards)[:54])}, bool(done)
+        cards, done = f(hand, tm.pad(jnp.asarray(TC.parse_counts(part))), eff, slot)
+        return {TC.type_str(t) for t in np.flatnonzero(np.asarray(cards)[:54])}, bool(done)
 
     assert legal("") == ({"3♠", "4♠", "6♠", "9♠", "5♥"}, False)
     assert legal("3♠") == ({"3♠"}, True)
@@ -564,10 +621,10 @@ def test_match_next_dealer_and_levels():
     env = T.Tractor()
     s = env.trick_state(["", "", "", ""], 2, "S", leader=1, dealer=1)
     held = s.replace(attacker_points=jnp.int32(40), level_gain=jnp.array([0, 1], jnp.int32))
-    levels, dealer = T.TractorMatch.next_hand(jnp.array([3, 5]), held)
+    levels, dealer = TractorMatch.next_hand(jnp.array([3, 5]), held)
     assert list(np.asarray(levels)) == [3, 6] and int(dealer) == 3
     lost = s.replace(attacker_points=jnp.int32(130), level_gain=jnp.array([1, 0], jnp.int32))
-    levels, dealer = T.TractorMatch.next_hand(jnp.array([3, 5]), lost)
+    levels, dealer = TractorMatch.next_hand(jnp.array([3, 5]), lost)
     assert list(np.asarray(levels)) == [4, 5] and int(dealer) == 2
 
 
@@ -604,13 +661,13 @@ def _brute_follows(hand, lead, lv, tr):
             ok &= int((f == 2).sum()) >= p_t
             ok &= t_star == 0 or _np_longest(f, lv, tr, suit) >= t_star
         if ok:
-            out.add(play(*[T.type_str(t) for t in combo]))
+            out.add(play(*[TC.type_str(t) for t in combo]))
     return out
 
 
 @pytest.mark.parametrize("seed", range(5))
 def test_follow_masks_match_brute_force(seed):
-    """The env's masks (walked by follow_options) give exactly the follows of the rules text."""
+    """The env's masks (walked by follow_choices) give exactly the follows of the rules text."""
     rng = np.random.default_rng(seed)
     lv, tr = int(rng.integers(13)), int(rng.integers(5))
     eff, order = tm.EFF[lv, tr, :54], tm.ORD[lv, tr, :54]
@@ -630,8 +687,8 @@ def test_follow_masks_match_brute_force(seed):
     k = 3 if seed == 4 else 9  # seed 4: a short suit
     hand = np.bincount(np.concatenate([np.sort(in_suit)[: k + 4][rng.permutation(k + 4)][:k],
                                        other[:3]]), minlength=54)
-    lead_s = [T.type_str(t) for t in range(54) for _ in range(lead[t])]
-    hand_s = [T.type_str(t) for t in range(54) for _ in range(hand[t])]
+    lead_s = [TC.type_str(t) for t in range(54) for _ in range(lead[t])]
+    hand_s = [TC.type_str(t) for t in range(54) for _ in range(hand[t])]
     level, trump = lv + 2, ("S", "H", "D", "C", "NT")[tr]
     got = opts(hand_s, lead_s, level, trump)
     assert got and got == _brute_follows(hand, lead, lv, tr)
@@ -639,7 +696,7 @@ def test_follow_masks_match_brute_force(seed):
 
 def test_match_plays_into_the_next_hand(env_step):
     env, _ = env_step
-    match = T.TractorMatch(env)
+    match = TractorMatch(env)
     ms = match.init(jax.random.PRNGKey(3))
     assert int(ms.hand.level) == 0 and int(ms.hand.dealer) == -1  # first hand: declarer deals
     rng = np.random.default_rng(0)
@@ -743,13 +800,13 @@ def test_chains_fit_matches_exhaustive_search(trump_kind):
 def test_several_tractors_decide_the_winner():
     """A play beats a lead of several tractors only with as many disjoint tractors."""
     lead = "3♦ 3♦ 4♦ 4♦ 8♦ 8♦ 9♦ 9♦"  # level 5: two tractors
-    assert T.trick_winner([lead, "8♥ 8♥ 9♥ 9♥ J♥ J♥ Q♥ Q♥"], 5, "H") == 1
-    assert T.trick_winner([lead, "9♥ 9♥ T♥ T♥ J♥ J♥ Q♥ Q♥"], 5, "H") == 1  # 4 pairs split in 2 + 2
-    assert T.trick_winner([lead, "J♥ J♥ Q♥ Q♥ K♥ K♥ 8♥ 8♥"], 5, "H") == 0  # 3 + 1: no second one
+    assert TH.winning_seat([lead, "8♥ 8♥ 9♥ 9♥ J♥ J♥ Q♥ Q♥"], 5, "H") == 1
+    assert TH.winning_seat([lead, "9♥ 9♥ T♥ T♥ J♥ J♥ Q♥ Q♥"], 5, "H") == 1  # 4 pairs split in 2 + 2
+    assert TH.winning_seat([lead, "J♥ J♥ Q♥ Q♥ K♥ K♥ 8♥ 8♥"], 5, "H") == 0  # 3 + 1: no second one
     # level 2, spades trump: A♠ - 2♥ and 2♦ - 2♠ are two tractors; A♠ - 2x with 2♥/2♦/2♣ only one
     lead = "3♥ 3♥ 4♥ 4♥ 6♥ 6♥ 7♥ 7♥"
-    assert T.trick_winner([lead, "A♠ A♠ 2♥ 2♥ 2♦ 2♦ 2♠ 2♠"], 2, "S") == 1
-    assert T.trick_winner([lead, "A♠ A♠ 2♥ 2♥ 2♦ 2♦ 2♣ 2♣"], 2, "S") == 0
+    assert TH.winning_seat([lead, "A♠ A♠ 2♥ 2♥ 2♦ 2♦ 2♠ 2♠"], 2, "S") == 1
+    assert TH.winning_seat([lead, "A♠ A♠ 2♥ 2♥ 2♦ 2♦ 2♣ 2♣"], 2, "S") == 0
 
 
 def _np_follows_units(hand, lead, lv, tr):
@@ -799,7 +856,7 @@ def _np_follows_units(hand, lead, lv, tr):
     for combo in set(itertools.combinations(pool, n)):
         f = np.bincount(combo, minlength=54)
         if legal(f, hand.copy(), 0):
-            out.add(play(*[T.type_str(t) for t in combo]))
+            out.add(play(*[TC.type_str(t) for t in combo]))
     return out
 
 
@@ -816,7 +873,7 @@ def _np_follows_units(hand, lead, lv, tr):
 def test_several_tractors_follow_unit_by_unit(lead, hand, level, trump):
     lv, tr = level - 2, ("S", "H", "D", "C", "NT").index(trump)
     got = opts(hand, lead, level, trump)
-    want = _np_follows_units(T.parse_counts(hand, "hand"), T.parse_counts(lead, "lead"), lv, tr)
+    want = _np_follows_units(TC.parse_counts(hand, "hand"), TC.parse_counts(lead, "lead"), lv, tr)
     assert got and got == want
 
 
@@ -834,7 +891,7 @@ def test_a_follow_against_several_tractors_starts_afresh(env_step):
     assert list(np.asarray(s.lead_tractors)[:3]) == [2, 2, 0] and int(s.current_player) == 1
 
     def legal_cards(s):
-        return {T.type_str(t) for t in np.flatnonzero(np.asarray(s.legal_action_mask)[:54])}
+        return {TC.type_str(t) for t in np.flatnonzero(np.asarray(s.legal_action_mask)[:54])}
 
     assert legal_cards(s) == {"3♦", "4♦"}  # the first unit: its tractor
     s = _act(step, s, "3♦ 3♦ 4♦ 4♦")

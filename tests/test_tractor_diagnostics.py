@@ -14,6 +14,7 @@ from cardjax import agents
 from cardjax.agents import Agent
 from cardjax.eval import tractor_diagnostics as td
 from cardjax.games import tractor as T
+from cardjax.games import tractor_cards as TC
 from conftest import load_script
 
 
@@ -41,10 +42,10 @@ def test_point_swing_of_a_trick(env):
     dealer's team gains the 15 points it holds -- as defenders, against the attackers."""
     s = env.trick_state(["A♥ 4♥", "K♥ 9♣", "3♥ 8♣", "5♥ 6♣"], 2, "S", leader=1, dealer=0)
     for c in ("K♥", "done", "3♥", "5♥"):
-        s = env.step(s, T.NUM_TYPES if c == "done" else T.card_type(c))
-    after = env.step(s, T.card_type("A♥"))
+        s = env.step(s, T.NUM_TYPES if c == "done" else TC.card_type(c))
+    after = env.step(s, TC.card_type("A♥"))
     np.testing.assert_array_equal(T.point_swing(s, after), [15, -15, 15, -15])
-    ducked = env.step(s, T.card_type("4♥"))
+    ducked = env.step(s, TC.card_type("4♥"))
     np.testing.assert_array_equal(T.point_swing(s, ducked), [-15, 15, -15, 15])
     np.testing.assert_array_equal(T.point_swing(s, s), 0)
 

@@ -61,8 +61,10 @@ Strength: against random play in the Tractor duplicate arena (``scripts/arena.py
 --a rule --b random --deals 512 --seed 1``, default rules) it wins 94% of the hands, takes 99% of
 the levels (leveling rate 0.990) with AAPD +115 points (it attacks for 156 points on average,
 random for 41); the ShengJi+ report's DMC agent has leveling rate 0.976 and AAPD +125 against
-random (its own level table).  Against itself every deal cancels exactly: the player is
-deterministic, so both games of a deal are the same game with the teams' names swapped.
+random (its own level table, ``levels="shengji_plus"``: one level more for the attackers at every
+score from 80 up, so its leveling rates are not directly comparable).  Against itself every deal
+cancels exactly: the player is deterministic, so both games of a deal are the same game with the
+teams' names swapped.
 """
 
 from __future__ import annotations

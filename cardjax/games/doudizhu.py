@@ -14,7 +14,8 @@ and x the winning bid with ``bidding``): ``"adp"`` landlord ``+-2m``, each peasa
 ``"wp"`` landlord ``+-1``, peasants ``-+0.5``; ``"logadp"`` landlord ``+-(bombs + 1)``, peasants
 ``-+(bombs + 1) / 2``.
 
-Bidding (OpenSpiel's auction): a random seat bids first; each seat in turn, once, bids higher than
+Bidding (the usual single round, not OpenSpiel's auction, which goes on until two passes follow a
+bid and lets seats bid again): a random seat bids first; each seat in turn, once, bids higher than
 the current bid or passes; a bid of 3 ends it.  The highest bidder becomes landlord and takes the
 bottom cards; if nobody bids the deal is void (terminated, rewards 0).  Without bidding the
 landlord is seat 0 (``init``) or the seat given to ``init_from_deal``.

@@ -1,7 +1,8 @@
 """Tractor / Sheng Ji (升级, 拖拉机) as pure JAX functions; rules: shared/rules/tractor.md.
 
 One hand is one episode: deal with declarations, kitty burial, chaodi (overturning), then tricks
-until every card is played.  :class:`TractorMatch` plays hands until a team levels past A.
+until every card is played (:class:`~cardjax.games.tractor_match.TractorMatch` plays hands until a
+team levels past A).
 Cards are 54 *types* (``13 * suit + rank``, suits S H D C, ranks 2..A; ``52`` = XJ, ``53`` = DJ),
 two copies each; hands and plays are count vectors ``int8[54]``.  The move arithmetic lives in
 :mod:`cardjax.games.tractor_moves`.
@@ -48,20 +49,22 @@ one unit, built pair by pair along a chain.
 
 End of the hand: the attackers' score is ``attacker_points + kitty_bonus + penalty``; the kitty
 bonus is the kitty's points times ``2 ** u`` (option ``kitty_multiplier="times"``: ``2 * u``, capped
-at 64) when the attackers win the last trick, u = cards in the largest unit of the last lead.  Level
-changes per the rules' table (``levels="standard"`` or ``"shengji_plus"``: 80..115 gives the
-attackers +1, the rest as standard); the rewards are the levels each seat's team gained, or minus
-those the other team gained.
+at 64) when the attackers win the last trick, u = cards in the largest unit of the play that won
+it (of a ruff, not of the lead: two pairs ruffed by a trump tractor of two pairs give ``2 ** 4``).
+Level changes per the rules' table (``levels="standard"``, or ``"shengji_plus"`` as the report's
+code: ``1 + (A - 80) // 40`` levels to the attackers from 80 up, one more than standard); the
+rewards are the levels each seat's team gained, or minus those the other team gained.
 
 Observations: :meth:`Tractor.observe` documents the flat float32 vector (``OBS_SIZE``);
 :meth:`Tractor.sample_hidden` re-deals the unseen cards, respecting shown suit voids (it
 does not track what an earlier burier knows of a kitty taken over in chaodi, nor voids in
 pairs shown by not following a pair).
 
-Helpers for people and tests, running the env's own jitted code (masks, winner, throw check):
-:func:`follow_options`, :func:`trick_winner`, :func:`throw_check`; card strings via
-:func:`card_type` / :func:`type_str` / :func:`parse_counts` / :func:`counts_str`;
-:meth:`Tractor.trick_state` builds a trick-phase position from four hands.
+Jitted functions of a state for trainers and agents: :func:`trick_holder`, :func:`point_swing`,
+:func:`unseen_cards`.  :meth:`Tractor.trick_state` builds a trick-phase position from four hands.
+Elsewhere: card strings in :mod:`cardjax.games.tractor_cards`, string-in/string-out helpers
+(legal follows, trick winner, throw outcome) in :mod:`cardjax.games.tractor_helpers`, matches
+across hands in :mod:`cardjax.games.tractor_match`.
 
 State fields beyond the contract (public unless they start with ``_``):
 ``phase``, ``level`` (rank index 0..12), ``trump`` (0..3 or 4 = NT), ``dealer``, ``deal_first``
@@ -86,6 +89,7 @@ import numpy as np
 from flax import struct
 
 from cardjax.core import Env, PRNGKey
+from cardjax.games import tractor_cards as tc
 from cardjax.games import tractor_moves as tm
 
 Array = jax.Array
@@ -199,88 +203,6 @@ class State:
     _takers: Array
 
 
-# ---------------------------------------------------------------------------- card strings
-_RANK_TEXT = {r: i for i, r in enumerate(tm.RANKS)}
-_RANK_TEXT["10"] = 8
-_SUIT_TEXT = {s: i for i, s in enumerate(tm.SUITS)}
-_SUIT_TEXT.update({s: i for i, s in enumerate(tm.SUIT_SYMBOLS)})
-_JOKERS = {"XJ": tm.XJ, "SJ": tm.XJ, "DJ": tm.DJ, "BJ": tm.DJ}
-
-
-def card_type(text: str) -> int:
-    """Type index of one card string: rank then suit (``K♠``, ``KS``, ``T♥``, ``10H``) or suit
-    then rank (``SK``), or a joker (``XJ`` small, ``DJ`` big)."""
-    if not isinstance(text, str):
-        raise ValueError(f"a card must be a string like 'K♠', 'TH' or 'XJ', got {text!r}")
-    s = text.strip().upper()
-    if s in _JOKERS:
-        return _JOKERS[s]
-    for rank, suit in ((s[:-1], s[-1:]), (s[1:], s[:1])):
-        if rank in _RANK_TEXT and suit in _SUIT_TEXT:
-            return 13 * _SUIT_TEXT[suit] + _RANK_TEXT[rank]
-    raise ValueError(
-        f"unknown card {text!r}: expected a rank (2-9, T or 10, J, Q, K, A) and a suit "
-        f"(S H D C or ♠♥♦♣), e.g. 'K♠', 'TH', or a joker 'XJ' (small) / 'DJ' (big)")
-
-
-def type_str(t: int) -> str:
-    t = int(t)
-    if not 0 <= t < NUM_TYPES:
-        raise ValueError(f"card type must be in 0..53, got {t}")
-    if t >= 52:
-        return ("XJ", "DJ")[t - 52]
-    return tm.RANKS[t % 13] + tm.SUIT_SYMBOLS[t // 13]
-
-
-def parse_counts(cards, what: str = "cards") -> np.ndarray:
-    """int32[54] counts of a card string ("A♠ A♠ K♠"), a list of strings, or counts."""
-    if isinstance(cards, str):
-        cards = cards.replace(",", " ").split()
-    arr = np.asarray(cards) if not isinstance(cards, list) else None
-    if arr is not None and arr.dtype != object and np.issubdtype(arr.dtype, np.integer) \
-            and arr.shape == (NUM_TYPES,):
-        counts = arr.astype(np.int32)
-    else:
-        counts = np.zeros(NUM_TYPES, np.int32)
-        for c in list(cards):
-            counts[card_type(c)] += 1
-    if (counts < 0).any() or (counts > 2).any():
-        bad = [type_str(t) for t in np.flatnonzero((counts < 0) | (counts > 2))]
-        raise ValueError(f"{what}: each card exists twice at most; too many of {', '.join(bad)}")
-    return counts
-
-
-def counts_str(counts, sort_key=None) -> str:
-    """Card strings of a count vector, high to low within S, H, D, C, jokers last."""
-    counts = np.asarray(counts).reshape(-1)[:NUM_TYPES]
-    types = [t for t in range(NUM_TYPES) for _ in range(int(counts[t]))]
-    types.sort(key=sort_key or (lambda t: (t // 13, -(t % 13))))
-    return " ".join(type_str(t) for t in types)
-
-
-def parse_level(level) -> int:
-    """Rank index 0..12 of a level given as 2..14, or a rank string ('2'..'10', 'J'..'A')."""
-    if isinstance(level, str):
-        s = level.strip().upper()
-        if s in _RANK_TEXT:
-            return _RANK_TEXT[s]
-        raise ValueError(f"unknown level {level!r}: expected a rank 2..10, J, Q, K or A")
-    if isinstance(level, (int, np.integer)) and 2 <= int(level) <= 14:
-        return int(level) - 2
-    raise ValueError(f"level must be a rank 2..14 (or '2'..'A'), got {level!r}")
-
-
-def parse_trump(trump) -> int:
-    """0..3 for a suit (S/H/D/C or ♠♥♦♣), 4 for no trump ('NT')."""
-    if isinstance(trump, str):
-        s = trump.strip().upper()
-        if s in ("NT", "N", "NONE"):
-            return tm.NT
-        if s in _SUIT_TEXT:
-            return _SUIT_TEXT[s]
-    raise ValueError(f"unknown trump {trump!r}: expected S, H, D, C (or ♠♥♦♣) or NT")
-
-
 # ---------------------------------------------------------------------------- the env
 _JITS: dict = {}
 
@@ -325,7 +247,7 @@ class Tractor(Env):
         self.chaodi = bool(chaodi)
         self.kitty_multiplier = kitty_multiplier
         self.levels = levels
-        self.fixed_level = None if level is None else parse_level(level)
+        self.fixed_level = None if level is None else tc.parse_level(level)
         self.dealer_mode = dealer
         self.options = dict(throws=self.throws, throw_penalty=self.throw_penalty,
                             chaodi=self.chaodi, kitty_multiplier=kitty_multiplier, levels=levels,
@@ -355,19 +277,19 @@ class Tractor(Env):
         ``dealer`` is None: the dealer is then the last declarer), 100..107 form the kitty."""
         if isinstance(order, str):
             order = order.replace(",", " ").split()
-        types = np.array([card_type(c) if isinstance(c, str) else int(c) for c in order])
+        types = np.array([tc.card_type(c) if isinstance(c, str) else int(c) for c in order])
         if types.shape != (108,):
             raise ValueError(f"a deal has 108 cards, got {types.shape[0]}")
         if ((types < 0) | (types >= NUM_TYPES)).any():
             raise ValueError("card type indices must be in 0..53")
         counts = np.bincount(types, minlength=NUM_TYPES)
         if (counts != 2).any():
-            bad = [f"{type_str(t)} x{counts[t]}" for t in np.flatnonzero(counts != 2)]
+            bad = [f"{tc.type_str(t)} x{counts[t]}" for t in np.flatnonzero(counts != 2)]
             raise ValueError(f"a deal holds each card twice; got {', '.join(bad)}")
         if dealer is not None and not (isinstance(dealer, (int, np.integer)) and 0 <= dealer < 4):
             raise ValueError(f"dealer must be a seat 0..3 or None, got {dealer!r}")
         d = jnp.int32(-1 if dealer is None else dealer)
-        return self._new(jnp.asarray(types, jnp.int32), jnp.int32(parse_level(level)), d)
+        return self._new(jnp.asarray(types, jnp.int32), jnp.int32(tc.parse_level(level)), d)
 
     def _new(self, deal, level, dealer) -> State:
         return _jitted(self, "_new_impl")(jnp.asarray(deal, jnp.int32), jnp.asarray(level, jnp.int32),
@@ -399,15 +321,15 @@ class Tractor(Env):
     def trick_state(self, hands, level, trump, leader=0, dealer=None) -> State:
         """A state at the start of the trick phase with the given hands (4 count vectors or card
         strings; any sizes), for tests and the helpers.  The kitty is empty."""
-        hs = np.stack([parse_counts(h, f"hand {i}") for i, h in enumerate(hands)])
+        hs = np.stack([tc.parse_counts(h, f"hand {i}") for i, h in enumerate(hands)])
         if hs.shape != (4, NUM_TYPES):
             raise ValueError("trick_state takes four hands")
         if (hs.sum(0) > 2).any():
             raise ValueError("the hands hold some card more than twice")
         dealer = leader if dealer is None else dealer
-        s = self._new(jnp.arange(108, dtype=jnp.int32) % NUM_TYPES, jnp.int32(parse_level(level)),
-                      jnp.int32(dealer))
-        tr = parse_trump(trump)
+        s = self._new(jnp.arange(108, dtype=jnp.int32) % NUM_TYPES,
+                      jnp.int32(tc.parse_level(level)), jnp.int32(dealer))
+        tr = tc.parse_trump(trump)
         s = s.replace(phase=jnp.int32(PLAY), trump=jnp.int32(tr), _hands=jnp.asarray(hs, jnp.int8),
                       hand_sizes=jnp.asarray(hs.sum(1), jnp.int32), leader=jnp.int32(leader),
                       current_player=jnp.int32(leader), turn=jnp.int32(104),
@@ -648,7 +570,12 @@ class Tractor(Env):
 
     def _end_hand(self, s: State, attackers_last: Array) -> State:
         kitty = jnp.sum(s._kitty.astype(jnp.int32) * jnp.asarray(tm.POINTS)[:NUM_TYPES])
-        unit = jnp.where(s.lead_k1 >= 2, 2 * s.lead_k1, jnp.where(s.lead_pairs > 0, 2, 1))
+        # the largest unit of the last trick's winning play (a ruff's, not the lead's)
+        eff, _, slot = tm.context(s.level, s.trump)
+        won = tm.pad(s.last_trick[s.last_winner])
+        wsuit, _ = tm.suit_of_play(won, eff)
+        wlens = tm.units(won, wsuit, eff, slot)[0]
+        unit = jnp.where(wlens[0] >= 2, 2 * wlens[0], jnp.where(jnp.any(won == 2), 2, 1))
         if self.kitty_multiplier == "times":
             mult = 2 * unit
         else:
@@ -790,7 +717,7 @@ class Tractor(Env):
     def action_to_str(self, action: int) -> str:
         a = int(action)
         if 0 <= a < NUM_TYPES:
-            return type_str(a)
+            return tc.type_str(a)
         names = {DONE: "done", PASS: "pass", DECL_XJ: "declare XJ XJ", DECL_DJ: "declare DJ DJ"}
         if a in names:
             return names[a]
@@ -812,80 +739,26 @@ class Tractor(Env):
                  f"points: attackers {int(s.attacker_points)}  defenders {int(s.defender_points)}"]
         for seat in range(4):
             mark = "*" if seat == int(s.current_player) and not s.terminated else " "
-            lines.append(f"{mark}seat {seat}: {counts_str(s._hands[seat])}"
-                         + (f"   | table: {counts_str(s.trick[seat])}" if s.trick[seat].any() else ""))
+            table = f"   | table: {tc.counts_str(s.trick[seat])}" if s.trick[seat].any() else ""
+            lines.append(f"{mark}seat {seat}: {tc.counts_str(s._hands[seat])}" + table)
         if s.terminated:
-            lines.append(f"kitty {counts_str(s._kitty)} ({int(s.kitty_points)} points, bonus "
+            lines.append(f"kitty {tc.counts_str(s._kitty)} ({int(s.kitty_points)} points, bonus "
                          f"{int(s.kitty_bonus)}); levels gained {list(map(int, s.level_gain))}")
         return "\n".join(lines)
 
 
 def level_change(score, levels: str = "standard"):
-    """(attackers' gain, defenders' gain) for the attackers' final score."""
+    """(attackers' gain, defenders' gain) for the attackers' final score A.  Defenders: +3 at 0,
+    +2 under 40, +1 under 80.  Attackers (``"standard"``): ``1 + (A - 120) // 40`` from 120 up;
+    ``"shengji_plus"`` (the report's code): ``1 + (A - 80) // 40`` from 80 up, one level more
+    than the standard table over the whole scale from 80."""
     def_gain = jnp.where(score <= 0, 3, jnp.where(score < 40, 2, jnp.where(score < 80, 1, 0)))
-    att_gain = jnp.where(score >= 120, 1 + (score - 120) // 40, 0)
-    if levels == "shengji_plus":
-        att_gain = jnp.where((score >= 80) & (score < 120), 1, att_gain)
+    first = 80 if levels == "shengji_plus" else 120
+    att_gain = jnp.where(score >= first, 1 + (score - first) // 40, 0)
     return att_gain.astype(jnp.int32), def_gain.astype(jnp.int32)
 
 
-# ---------------------------------------------------------------------------- matches
-@struct.dataclass
-class MatchState:
-    hand: State  # the hand being played (one env episode)
-    team_levels: Array  # int32[2]: rank index of each team's level; past 12 = past A
-    winner: Array  # int32: team that levelled past A, -1 while the match goes on
-    hands_played: Array  # int32
-
-
-class TractorMatch:
-    """Hands of ``env`` until a team levels past A, levels and dealer carried from hand to hand.
-
-    The first hand is dealt from seat 0 and its last declarer deals (seat 0 if none).  After a
-    hand the team that gained levels moves up; the next dealer is the dealer's partner if the
-    defenders held (attackers under 80), else the seat after the dealer.  ``step`` is pure and
-    jit/vmap-able; ``hand.rewards`` carries each hand's rewards on the step that ends it.
-    """
-
-    def __init__(self, env: Tractor | None = None, **options):
-        self.env = env if env is not None else Tractor(**options)
-
-    def init(self, key: PRNGKey) -> MatchState:
-        deal = jax.random.permutation(key, jnp.arange(108) % NUM_TYPES)
-        hand = self.env._new(deal, jnp.int32(0), jnp.int32(-1))
-        return MatchState(hand=hand, team_levels=jnp.zeros(2, jnp.int32), winner=jnp.int32(-1),
-                          hands_played=jnp.int32(0))
-
-    @staticmethod
-    def next_hand(team_levels, hand: State):
-        """(team levels, next dealer) after the finished ``hand``."""
-        dteam = hand.dealer % 2
-        levels = team_levels + hand.level_gain
-        attackers_won = (hand.attacker_points + hand.kitty_bonus + hand.penalty) >= 80
-        dealer = jnp.where(attackers_won, (hand.dealer + 1) % 4, (hand.dealer + 2) % 4)
-        del dteam
-        return levels, dealer.astype(jnp.int32)
-
-    def step(self, ms: MatchState, action, key: PRNGKey) -> MatchState:
-        hand = self.env.step(ms.hand, action)
-        levels, dealer = self.next_hand(ms.team_levels, hand)
-        ended = hand.terminated & ~ms.hand.terminated
-        levels = jnp.where(ended, levels, ms.team_levels)
-        winner = jnp.where((ms.winner < 0) & ended & jnp.any(levels > 12),
-                           jnp.argmax(levels), ms.winner).astype(jnp.int32)
-        deal = jax.random.permutation(key, jnp.arange(108) % NUM_TYPES)
-        fresh = self.env._new(deal, jnp.minimum(levels[dealer % 2], 12), dealer)
-        fresh = fresh.replace(rewards=hand.rewards)  # the finished hand's outcome stays visible
-        go_on = ended & (winner < 0)
-        hand = jax.tree_util.tree_map(lambda a, b: jnp.where(go_on, a, b), fresh, hand)
-        return MatchState(hand=hand, team_levels=levels, winner=winner,
-                          hands_played=ms.hands_played + ended)
-
-
-# ---------------------------------------------------------------------------- helpers for people
-_ENV = Tractor()
-
-
+# ---------------------------------------------------------------------------- state helpers
 def trick_holder(state: State, seat) -> Array:
     """int32: the seat whose play holds the current trick so far (the plays made before
     ``seat``'s; its partial move is left out), or -1 while no play of the trick is complete."""
@@ -912,105 +785,3 @@ def unseen_cards(state: State, seat) -> Array:
     own_kitty = (state.burier == seat) & (state.phase >= BURY)
     seen = seen + jnp.where(own_kitty, state._kitty.astype(jnp.int32), 0)
     return jnp.clip(2 - seen, 0, 2)
-
-
-@jax.jit
-def _mask_jit(state):
-    return _ENV._legal_mask(state)
-
-
-def _after_lead(lead: np.ndarray, hand: np.ndarray, lv: int, tr: int) -> State:
-    """Seat 1 to follow ``lead`` (played by seat 0, taken as it is) holding ``hand``."""
-    s = _ENV.trick_state([np.zeros(NUM_TYPES, np.int32), hand, np.zeros(NUM_TYPES, np.int32),
-                          np.zeros(NUM_TYPES, np.int32)], lv + 2, ("S", "H", "D", "C", "NT")[tr])
-    eff, _, slot = tm.context(jnp.int32(lv), jnp.int32(tr))
-    suit, n, tractors, pairs = tm.lead_info(tm.pad(jnp.asarray(lead)), eff, slot)
-    return s.replace(trick=s.trick.at[0].set(jnp.asarray(lead, jnp.int8)), lead_suit=suit,
-                     lead_n=n, lead_k1=tractors[0], lead_pairs=pairs, lead_tractors=tractors,
-                     num_in_trick=jnp.int32(1),
-                     current_player=jnp.int32(1), played=s.played.at[0].set(jnp.asarray(lead, jnp.int8)))
-
-
-def _sorted_strs(counts) -> list[str]:
-    return counts_str(counts).split()
-
-
-def follow_options(hand, lead, level, trump) -> list[list[str]]:
-    """Every legal follow of ``lead`` from ``hand`` (card strings), found by walking the env's own
-    sub-action masks; each play a sorted list of card strings, the list sorted."""
-    h = parse_counts(hand, "hand")
-    ld = parse_counts(lead, "lead")
-    if ld.sum() == 0:
-        raise ValueError("the lead is empty")
-    if h.sum() < ld.sum():
-        raise ValueError(f"the hand holds {h.sum()} cards, fewer than the {ld.sum()} led")
-    if ((h + ld) > 2).any():
-        raise ValueError("hand and lead together hold some card more than twice")
-    lv, tr = parse_level(level), parse_trump(trump)
-    eff = tm.EFF[lv, tr, :NUM_TYPES]
-    if len(set(eff[ld > 0])) != 1:
-        raise ValueError("a lead is cards of one effective suit")
-    start = _after_lead(ld, h, lv, tr)
-    n = int(ld.sum())
-    tractors = np.asarray(start.lead_tractors)
-    # against several tractors a follow is built unit by unit (see Tractor._follow_unit)
-    unit_ends = set(np.cumsum(2 * tractors).tolist()) if tractors[1] >= 2 else set()
-    out = set()
-
-    def walk(part, done, last):
-        # cards inside a unit are taken in increasing type order: each set is walked once
-        if part.sum() == n:
-            out.add(tuple(_sorted_strs(part)))
-            return
-        state = start.replace(trick=start.trick.at[1].set(jnp.asarray(part, jnp.int8)),
-                              follow_base=jnp.asarray(done, jnp.int8))
-        mask = np.asarray(_mask_jit(state))
-        for t in np.flatnonzero(mask[:NUM_TYPES]):
-            if t >= last:
-                nxt = part.copy()
-                nxt[t] += 1
-                if int(nxt.sum()) in unit_ends:
-                    walk(nxt, nxt.copy(), 0)
-                else:
-                    walk(nxt, done, t)
-
-    walk(np.zeros(NUM_TYPES, np.int32), np.zeros(NUM_TYPES, np.int32), 0)
-    return sorted(list(p) for p in out)
-
-
-@jax.jit
-def _winner_jit(plays, lv, tr):
-    eff, order, slot = tm.context(lv, tr)
-    _, _, tractors, pairs = tm.lead_info(plays[0], eff, slot)
-    return tm.trick_winner(plays, 0, tractors, pairs, eff, order, slot)
-
-
-def trick_winner(plays, level, trump) -> int:
-    """Index of the winning play in ``plays`` (2 to 4 plays, the lead first, as card strings)."""
-    if not 1 <= len(plays) <= 4:
-        raise ValueError(f"a trick has 1 to 4 plays, got {len(plays)}")
-    rows = [parse_counts(p, f"play {i}") for i, p in enumerate(plays)]
-    rows += [np.zeros(NUM_TYPES, np.int32)] * (4 - len(rows))
-    lv, tr = parse_level(level), parse_trump(trump)
-    return int(_winner_jit(tm.pad(jnp.asarray(np.stack(rows))), jnp.int32(lv), jnp.int32(tr)))
-
-
-@jax.jit
-def _throw_jit(lead, others, lv, tr):
-    eff, order, slot = tm.context(lv, tr)
-    return tm.throw_check(lead, others, eff, order, slot)[:2]
-
-
-def throw_check(lead, other_hands, level, trump) -> tuple[bool, list[str]]:
-    """(stands, cards actually played) for a lead against the other seats' hands (up to 3)."""
-    ld = parse_counts(lead, "lead")
-    lv, tr = parse_level(level), parse_trump(trump)
-    if ld.sum() == 0 or len(set(tm.EFF[lv, tr, :NUM_TYPES][ld > 0])) != 1:
-        raise ValueError("a lead is a non-empty set of cards of one effective suit")
-    if not 1 <= len(other_hands) <= 3:
-        raise ValueError(f"give the hands of 1 to 3 other seats, got {len(other_hands)}")
-    rows = [parse_counts(h, f"hand {i}") for i, h in enumerate(other_hands)]
-    rows += [np.zeros(NUM_TYPES, np.int32)] * (3 - len(rows))
-    stands, played = _throw_jit(tm.pad(jnp.asarray(ld)), tm.pad(jnp.asarray(np.stack(rows))),
-                                jnp.int32(lv), jnp.int32(tr))
-    return bool(stands), _sorted_strs(np.asarray(played)[:NUM_TYPES])
