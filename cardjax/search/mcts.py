@@ -79,20 +79,16 @@ class SearchOutput:
     tree: Tree
 
 
-def num_teams(env) -> int:
-    return int(max(env.teams)) + 1
-
-
 def team_matrix(env) -> Array:
     """float[P, T]: ``rewards @ M`` is each team's reward (the mean over its seats)."""
     teams = jnp.asarray(env.teams, jnp.int32)
-    onehot = jax.nn.one_hot(teams, num_teams(env), dtype=jnp.float32)
+    onehot = jax.nn.one_hot(teams, env.num_teams, dtype=jnp.float32)
     return onehot / jnp.sum(onehot, axis=0, keepdims=True)
 
 
 def zero_value(env) -> Callable:
     """A value function that returns 0 for every team (pure search on terminal rewards)."""
-    t = num_teams(env)
+    t = env.num_teams
     return lambda state: jnp.zeros(t, jnp.float32)
 
 
@@ -109,7 +105,7 @@ def _index(tree, i):
 def _init_tree(env, root_state, max_simulations: int) -> Tree:
     n = max_simulations + 1
     a = env.num_actions
-    t = num_teams(env)
+    t = env.num_teams
     states = jax.tree_util.tree_map(
         lambda x: jnp.zeros((n,) + jnp.shape(x), jnp.asarray(x).dtype).at[0].set(x), root_state
     )

@@ -23,8 +23,8 @@ def compact(mask: Array, k: int):
 
     How: the mask is packed into 32-bit words (their popcounts and a prefix sum over ~860 words
     instead of 27,472 entries), the word of the j-th legal action is found by a binary search and
-    the bit inside it by five popcount halvings.  On CPU this is 6-8x faster than a prefix sum of
-    the whole mask and a search (3 ms instead of 21 ms for 64 states, k = 384).
+    the bit inside it by five popcount halvings: a prefix sum over the whole mask is what makes
+    Dou Dizhu slow on CPUs.
     """
     mask = jnp.asarray(mask, bool)
     n = mask.shape[-1]
@@ -112,17 +112,15 @@ def score_slots(net: QNet, table, params, obs, idx, count, sizes: tuple, groups:
     some value (the caller masks them with the slots' validity; a row of -inf picks slot 0, the
     one legal action); ``rows``, the candidates the head scored.
 
-    A state with one legal action needs no score (Tractor: 96% of the declaration decisions
-    and 46% of all; Dou Dizhu 39%, Gongzhu 22%, in random play), and when no state has a choice
-    nothing runs (``lax.cond``).  Otherwise the trunk runs once per state, and so does the
+    A state with one legal action needs no score (a fifth to a half of all decisions in the
+    games here), and when no state has a choice nothing runs (``lax.cond``).  Otherwise the trunk runs once per state, and so does the
     state's half of the head's first layer.  The rest of the head scores a POOL: the candidates
     of the states with a choice, packed one after the other (state 0's ``count[0]`` slots, then
     state 1's, ...) into the smallest of the ``sizes`` (:func:`pool_sizes`, candidates per
     game, times the games) that holds them all (``lax.switch``; the largest, ``K``, scores every
     slot of every state without packing).  So every legal action of a choice is scored -- the
     same numbers as scoring all ``K`` slots everywhere -- and the head's work follows the
-    number of legal moves (Dou Dizhu: 5.6 per decision on average, 80 at the landlord's first
-    lead, at most ~450), within a factor 2.
+    number of legal moves, within a factor 2, however far the largest count is from the mean.
 
     ``groups``: the batch is split into this many equal groups of consecutive states, each
     packed into its own pool (data parallel: one group per device, so no candidate crosses a
