@@ -1,4 +1,5 @@
-"""ScrofaZero's play under hidden information (cardjax.search.hidden_info).
+"""ScrofaZero's play under hidden information (cardjax.search.hidden_info with the Gongzhu
+worlds and IEC weights of cardjax.agents.scrofazero_worlds).
 
 Worlds (stratified and uniform) must agree with everything the deciding seat saw; IEC weights are
 checked on hand-built worlds and on a hand-computed slice; ``decide`` must find a move that is
@@ -20,13 +21,15 @@ import pytest
 
 from cardjax import cards
 from cardjax.agents import Agent
+from cardjax.agents import scrofazero_worlds as szw
+from cardjax.agents.scrofazero import make_agent
 from cardjax.games.gongzhu import RANK, SCORE_CARDS, SUIT, owner_from_hands, pile_scores
 from cardjax.nets.policy_value import PolicyValueNet, oracle_value_fn
 from cardjax.search import hidden_info as hi
 from conftest import play_cards, to_numpy, tree_index
 
 W = 9
-BETA = hi.DEFAULT_BETA
+BETA = szw.DEFAULT_BETA
 TARGET_BETA = 0.1
 NET = PolicyValueNet(width=32, depth=1)
 C = cards.card_index
@@ -50,8 +53,8 @@ def params():
 @pytest.fixture(scope="module")
 def sample(gongzhu):
     """``sample(mode)(key, state, seat)`` -> Worlds, jitted once per mode."""
-    fns = {m: jax.jit(functools.partial(hi.sample_worlds, gongzhu, num_worlds=W, sampling=m))
-           for m in hi.SAMPLING}
+    fns = {m: jax.jit(functools.partial(szw.sample_worlds, gongzhu, num_worlds=W, sampling=m))
+           for m in szw.SAMPLING}
     return fns.__getitem__
 
 
@@ -63,8 +66,8 @@ def slices(gongzhu):
     see test_low_card_swap_is_irrelevant).  One compile."""
     keep = np.ones(434, np.float32)
     for row in range(4):  # the four hand blocks of the oracle input
-        keep[row * 52 + np.flatnonzero(RANK < hi.MIN_IMPORTANT_RANK)] = 0.0
-    low = jnp.asarray(RANK < hi.MIN_IMPORTANT_RANK)
+        keep[row * 52 + np.flatnonzero(RANK < szw.MIN_IMPORTANT_RANK)] = 0.0
+    low = jnp.asarray(RANK < szw.MIN_IMPORTANT_RANK)
 
     def q_fn(q_table, params, mode):
         def q(obs):
@@ -76,9 +79,9 @@ def slices(gongzhu):
     @jax.jit
     def run(world, seat, q_table, params, mode):
         q = q_fn(q_table, params, mode)
-        return (hi.iec_slices(gongzhu, q, world, seat, BETA),
-                hi.iec_slices(gongzhu, q, world, seat, BETA, skip_discards=False),
-                hi.iec_log_weight(gongzhu, q, world, seat, BETA))
+        return (szw.iec_slices(gongzhu, q, world, seat, BETA),
+                szw.iec_slices(gongzhu, q, world, seat, BETA, skip_discards=False),
+                szw.iec_log_weight(gongzhu, q, world, seat, BETA))
 
     return run
 
@@ -117,7 +120,7 @@ def check_world(s, w, seat):
 
 
 # ----------------------------------------------------------------------------- worlds
-@pytest.mark.parametrize("mode", hi.SAMPLING)
+@pytest.mark.parametrize("mode", szw.SAMPLING)
 def test_worlds_agree_with_what_the_seat_saw(sample, positions, void_state, mode):
     changed = 0
     for i, s in enumerate(positions + [void_state]):
@@ -135,7 +138,7 @@ def test_worlds_agree_with_what_the_seat_saw(sample, positions, void_state, mode
 
 def _expected_strata(s, seat):
     hidden = (s.played_by < 0) & (s._owner != seat) & ~s.exposed
-    keys = [c for c in hi.KEY_CARDS if hidden[c]][:2]
+    keys = [c for c in szw.KEY_CARDS if hidden[c]][:2]
     others = [(seat + i) % 4 for i in (1, 2, 3)]
     return keys, others
 
@@ -232,7 +235,7 @@ def test_averaged_input(gz, void_state):
     exact, the rest of the input is ``observe_oracle``'s."""
     s = void_state
     for seat in range(4):
-        obs = np.asarray(hi.averaged_oracle_obs(gz.env, s, seat))
+        obs = np.asarray(szw.averaged_oracle_obs(gz.env, s, seat))
         raw = np.asarray(gz.observe_oracle(s, seat))
         np.testing.assert_array_equal(obs[:52], raw[:52])
         np.testing.assert_array_equal(obs[208:], raw[208:])
@@ -302,8 +305,8 @@ def _low_swap_worlds(gz, sample, position, key):
     own = w._owner.astype(int)
     unplayed = s.played_by < 0
     a, b = (seat + 1) % 4, (seat + 2) % 4
-    for x in np.flatnonzero(unplayed & (own == a) & (RANK < hi.MIN_IMPORTANT_RANK)):
-        ys = np.flatnonzero(unplayed & (own == b) & (RANK < hi.MIN_IMPORTANT_RANK)
+    for x in np.flatnonzero(unplayed & (own == a) & (RANK < szw.MIN_IMPORTANT_RANK)):
+        ys = np.flatnonzero(unplayed & (own == b) & (RANK < szw.MIN_IMPORTANT_RANK)
                             & (SUIT == SUIT[x]))
         if ys.size:
             swapped = w._owner.copy()
@@ -338,7 +341,7 @@ def test_low_card_swap_is_irrelevant(gz, sample, slices, positions, params):
         assert not s1.illegal.any() and not s2.illegal.any()
         np.testing.assert_array_equal(s1.important, s2.important)
         imp = s1.important
-        assert not imp[s1.active & (RANK[s1.card] < hi.MIN_IMPORTANT_RANK)].any()
+        assert not imp[s1.active & (RANK[s1.card] < szw.MIN_IMPORTANT_RANK)].any()
         third = imp & (s1.player != a) & (s1.player != b)
         assert third.any()
         np.testing.assert_array_equal(s1.log_gamma[third], s2.log_gamma[third])
@@ -401,8 +404,10 @@ def decide_fn(gongzhu):
     def run(key, state, params, sampling, iec):
         value_fn = oracle_value_fn(gongzhu, hybrid_apply, params)
         q_fn = lambda obs: hybrid_apply(params, obs)[0] / TARGET_BETA  # noqa: E731
-        return hi.decide(gongzhu, value_fn, q_fn, key, state, worlds=W, sampling=sampling,
-                         iec=iec, b=10, k=2)
+        log_weight = szw.iec_log_weight_fn(gongzhu, q_fn) if iec else None
+        return hi.decide(gongzhu, value_fn, key, state, worlds=W,
+                         sample_worlds=szw.world_sampler(sampling), log_weight=log_weight,
+                         b=10, k=2)
     return run
 
 
@@ -429,9 +434,9 @@ def test_decide_finds_the_move_best_in_every_world(gz, decide_fn, params):
             assert np.all(np.isneginf(info["values"][~legal]))
             if not iec:
                 np.testing.assert_allclose(info["weights"], 1 / W, rtol=1e-5)
-                np.testing.assert_array_equal(info["log_iec"], 0.0)
+                np.testing.assert_array_equal(info["log_weight"], 0.0)
             else:
-                assert np.isfinite(info["log_iec"][info["valid"]]).all()
+                assert np.isfinite(info["log_weight"][info["valid"]]).all()
 
 
 def test_decide_weighting(gz, decide_fn, slices, void_state, params):
@@ -441,14 +446,14 @@ def test_decide_weighting(gz, decide_fn, slices, void_state, params):
     sq_seat = np.array([3, 0, 1])[np.arange(W) % 3]
     np.testing.assert_array_equal(info["weights"][sq_seat == 1], 0.0)
     assert np.all(info["weights"][sq_seat != 1] > 0)
-    lw = np.where(info["valid"], info["log_iec"], -np.inf)
+    lw = np.where(info["valid"], info["log_weight"], -np.inf)
     want_w = np.exp(lw - lw.max()) / np.exp(lw - lw.max()).sum()
     np.testing.assert_allclose(info["weights"], want_w, rtol=1e-5, atol=1e-7)
     # decide's q_fn is the random net's logits / TARGET_BETA: slices mode 1
     for w in (0, 4):
-        world = void_state.replace(_owner=info["owner"][w])
+        world = void_state.replace(_owner=info["states"]._owner[w])
         _, _, lw_w = to_numpy(slices(world, 2, np.zeros(52, np.float32), params, 1))
-        np.testing.assert_allclose(info["log_iec"][w], lw_w, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(info["log_weight"][w], lw_w, rtol=1e-4, atol=1e-5)
     legal = np.asarray(void_state.legal_action_mask)
     cv = info["child_values"][:, legal]
     assert np.isfinite(cv).all()
@@ -458,7 +463,7 @@ def test_decide_weighting(gz, decide_fn, slices, void_state, params):
 
 @pytest.fixture(scope="module")
 def agent(gongzhu, params):
-    ag = hi.make_agent(gongzhu, hybrid_apply, params, target_beta=TARGET_BETA, b=10, k=2)
+    ag = make_agent(gongzhu, hybrid_apply, params, target_beta=TARGET_BETA, b=10, k=2)
     return ag, jax.jit(jax.vmap(ag.act, (None, 0, 0)))
 
 
@@ -489,6 +494,6 @@ def test_agent_vmap_equals_loop_and_is_legal(gz, agent, decide_fn, positions, gz
 
 def test_bad_options(gongzhu, params):
     with pytest.raises(ValueError):
-        hi.make_agent(gongzhu, NET.apply, params, target_beta=0.1, sampling="nope")
+        make_agent(gongzhu, NET.apply, params, target_beta=0.1, sampling="nope")
     with pytest.raises(ValueError):
-        hi.make_agent(gongzhu, NET.apply, params, target_beta=0.0)
+        make_agent(gongzhu, NET.apply, params, target_beta=0.0)

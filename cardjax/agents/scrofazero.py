@@ -1,21 +1,59 @@
 """A trained ScrofaZero player loaded from a training run (``experiments/scrofazero.py --out DIR``).
 
 ``load(env, path, **options)`` restores the newest (or a chosen) checkpoint's network and
-returns an :class:`~cardjax.core.Agent` that plays under hidden information with
-:func:`cardjax.search.hidden_info.decide`: sampled worlds (stratified or uniform), optional IEC
-weights, MCTS with ``b + k x legal`` simulations in each world (paper: b = 10, k = 2).
+returns an :class:`~cardjax.core.Agent` that plays under hidden information (:func:`make_agent`):
+the generic :func:`cardjax.search.hidden_info.decide` with ScrofaZero's Gongzhu plug-ins from
+:mod:`cardjax.agents.scrofazero_worlds` -- sampled worlds (stratified or uniform), optional IEC
+weights -- and MCTS with ``b + k x legal`` simulations in each world (paper: b = 10, k = 2).
 """
 
 from __future__ import annotations
 
+from typing import Callable
+
 import jax
 
+from cardjax.agents import scrofazero_worlds as szw
 from cardjax.search import hidden_info
 from cardjax.train import alphazero
 from cardjax.train.checkpoint import Checkpoints, find_run
 
 PLAY_DEFAULTS = dict(sampling="stratified", iec=True, worlds=9, b=10, k=2, c=30.0,
-                     beta=hidden_info.DEFAULT_BETA)
+                     beta=szw.DEFAULT_BETA)
+
+
+def make_agent(env, apply_fn: Callable, params, *, target_beta: float, name: str = "scrofazero",
+               sampling: str = "stratified", iec: bool = True, worlds: int = 9, b: int = 10,
+               k: int = 2, max_simulations: int | None = None, c: float = 30.0,
+               beta: float = szw.DEFAULT_BETA, key_cards=szw.KEY_CARDS,
+               skip_discards: bool = True):
+    """The Gongzhu hidden-information player of a policy/value net: ``hidden_info.make_agent``
+    with the worlds of ``sampling`` (``szw.world_sampler``) and, with ``iec``, IEC weights.
+
+    ``apply_fn(params, obs) -> (logits[52], value)`` (e.g. ``PolicyValueNet(...).apply``):
+    the MCTS leaf value is :func:`~cardjax.nets.policy_value.oracle_value_fn` and IEC's action
+    values are ``q = logits / target_beta`` (the trainer fits the policy to
+    ``softmax(target_beta * child_values)``, so the logits are values in points times
+    ``target_beta``, up to a constant that cancels in ``q_max - q_a``).  ``target_beta``
+    (required) is the inverse temperature the policy was trained with.
+    """
+    from cardjax.nets.policy_value import oracle_value_fn
+
+    sample = szw.world_sampler(sampling, key_cards)
+    if not target_beta > 0:
+        raise ValueError(f"target_beta must be > 0, got {target_beta!r}")
+
+    def value_fn(params, state):
+        return oracle_value_fn(env, apply_fn, params)(state)
+
+    def log_weight(params, ws, seat):
+        def q_fn(obs):
+            return apply_fn(params, obs)[0] / target_beta
+        return szw.iec_log_weight_fn(env, q_fn, beta, skip_discards)(ws, seat)
+
+    return hidden_info.make_agent(env, value_fn, params, name=name, worlds=worlds,
+                                  sample_worlds=sample, log_weight=log_weight if iec else None,
+                                  b=b, k=k, max_simulations=max_simulations, c=c)
 
 
 def load_params(path: str, iteration: int | None = None):
@@ -36,8 +74,7 @@ def agent_from_params(env, params, cfg: alphazero.Config, name: str = "scrofazer
         raise ValueError(f"unknown play options {sorted(unknown)}; known: {sorted(PLAY_DEFAULTS)}")
     opts = {**PLAY_DEFAULTS, **options}
     net = alphazero.make_net(cfg)
-    return hidden_info.make_agent(env, net.apply, params, target_beta=cfg.target_beta,
-                                  name=name, **opts)
+    return make_agent(env, net.apply, params, target_beta=cfg.target_beta, name=name, **opts)
 
 
 def load(env, path: str, iteration: int | None = None, name: str | None = None, **options):

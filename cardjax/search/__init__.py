@@ -1,5 +1,6 @@
 """Search over cardjax games: batched MCTS with per-team values (:mod:`cardjax.search.mcts`) and
-play under hidden information (:mod:`cardjax.search.hidden_info`: sampled worlds, IEC weights)."""
+play under hidden information (:mod:`cardjax.search.hidden_info`: MCTS in sampled worlds, with
+pluggable world samplers and weights).  Generic: nothing here imports a game module."""
 
 from cardjax.search.mcts import (
     SearchOutput,

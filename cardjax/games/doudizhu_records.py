@@ -71,12 +71,12 @@ rules live only in :mod:`cardjax.games.doudizhu`).  Any problem raises ``ValueEr
 
 Example::
 
-    >>> import cardjax.records as rec
+    >>> import cardjax.games.doudizhu_records as rec
     >>> r = rec.parse_record(text)
     >>> states = rec.replay(r)                    # deal, then one state per action (passes too)
     >>> rec.format_record(r) == rec.format_record(rec.parse_record(rec.format_record(r)))
     True
-    >>> rec.record_from_game(first_state, actions)   # any cardjax game as a record
+    >>> rec.record_from_game(first_state, actions)   # any cardjax Dou Dizhu game as a record
 """
 
 from __future__ import annotations

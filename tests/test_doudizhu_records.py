@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import cardjax
-from cardjax import records as rec
+from cardjax.games import doudizhu_records as rec
 from cardjax.games.doudizhu_moves import PASS, action_index, counts_to_str
 from conftest import get_compiled, to_numpy
 
