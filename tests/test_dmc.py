@@ -301,6 +301,46 @@ def test_config_validation():
     assert dmc.Config.from_dict(cfg.to_dict()) == cfg
 
 
+# The configs saved with checkpoints by the trainer before it was split into adapters: every
+# game's config carried the Tractor options at their defaults.
+SAVED_BEFORE_ADAPTERS = {
+    "doudizhu": {"algorithm": "dmc", "game": "doudizhu", "reward": "adp", "reward_scale": 1.0,
+                 "num_envs": 8, "k": 512, "k_fast": 4, "max_steps": 156, "epsilon": 0.01,
+                 "gamma": 1.0, "lam": 1.0, "train_forced": True, "lr": 0.0001, "alpha": 0.99,
+                 "rms_eps": 1e-05, "clip": 40.0, "minibatch": 64, "epochs": 1, "replay": 0,
+                 "lstm": 16, "width": 32, "depth": 2, "head_width": 32, "head_depth": 2,
+                 "point_reward": 0.0, "throw_penalty": 0, "oracle_iterations": 0,
+                 "discount": "step", "target": "return", "encoding": "static",
+                 "trick_facts": False},
+    "tractor": {"algorithm": "dmc", "game": "tractor", "reward": "levels", "reward_scale": 1.0,
+                "num_envs": 4, "k": 66, "k_fast": 4, "max_steps": 620, "epsilon": 0.015,
+                "gamma": 0.95, "lam": 1.0, "train_forced": True, "lr": 0.0001, "alpha": 0.99,
+                "rms_eps": 1e-05, "clip": 40.0, "minibatch": 64, "epochs": 1, "replay": 0,
+                "lstm": 128, "width": 32, "depth": 2, "head_width": 32, "head_depth": 2,
+                "point_reward": 0.01, "throw_penalty": 0, "oracle_iterations": 0,
+                "discount": "trick", "target": "return", "encoding": "dynamic",
+                "trick_facts": True},
+}
+
+
+def test_configs_saved_before_the_adapters_load():
+    """A Dou Dizhu run's saved config drops the Tractor options it carried at their defaults; a
+    Tractor run's keeps them as the adapter's options; both save back the keys they own."""
+    ddz = dmc.Config.from_dict(SAVED_BEFORE_ADAPTERS["doudizhu"])
+    assert ddz.options is None and ddz.steps == 156 and ddz.lstm == 16
+    tractor_keys = ("point_reward", "throw_penalty", "encoding", "trick_facts")
+    assert ddz.to_dict() == {k: v for k, v in SAVED_BEFORE_ADAPTERS["doudizhu"].items()
+                             if k not in tractor_keys}
+    trc = dmc.Config.from_dict(SAVED_BEFORE_ADAPTERS["tractor"])
+    assert (trc.options.point_reward, trc.options.encoding, trc.options.trick_facts) == \
+        (0.01, "dynamic", True)
+    assert trc.to_dict() == SAVED_BEFORE_ADAPTERS["tractor"]
+    assert hash(trc) == hash(dmc.Config.from_dict(trc.to_dict()))  # cached_train's key
+    # a Tractor option away from its default is no leftover: refused for Dou Dizhu
+    with pytest.raises(ValueError, match="unknown config keys \\['encoding'\\] for doudizhu"):
+        dmc.Config.from_dict({**SAVED_BEFORE_ADAPTERS["doudizhu"], "encoding": "dynamic"})
+
+
 def test_pooled_scoring_equals_scoring_every_slot(final_state):
     """Scoring a pool of the legal candidates of all states, packed one after the other (in the
     smallest pool size that holds them, or in groups of states), gives the Q of scoring all k
