@@ -13,6 +13,9 @@ import pytest
 import cardjax
 from cardjax.games import doudizhu_records as rec
 from cardjax.games.doudizhu_moves import PASS, action_index, counts_to_str
+from cardjax.games.doudizhu_record_text import (
+    format_record, format_records, parse_record, parse_records,
+)
 from conftest import get_compiled, to_numpy
 
 
@@ -32,7 +35,7 @@ def step(c):
 
 
 def parse(text, step, **kw):
-    return rec.parse_record(text, step=step, **kw)
+    return parse_record(text, step=step, **kw)
 
 
 def hands_after(states, k):
@@ -126,7 +129,7 @@ def test_section_4_2_example(step):
     assert hands_after(states, k) == ["448QB", "339TJ2", "5"]
     # Table 6 is the same record; writing it gives table 6's text exactly.
     assert parse(TABLE_6, step) == r
-    assert rec.format_record(r) == TABLE_6
+    assert format_record(r) == TABLE_6
 
 
 def test_section_5_4_example_hand_order(step):
@@ -144,7 +147,7 @@ def test_section_5_4_example_hand_order(step):
     assert hands_after(states, k) == ["2", "44699JJQA2B", "78JKKAS"]
     assert bool(states[-1].terminated)
     np.testing.assert_array_equal(states[-1].rewards, [2, -1, -1])
-    assert rec.format_record(r) == fixed  # the paper's writing of every move is reproduced
+    assert format_record(r) == fixed  # the paper's writing of every move is reproduced
 
 
 def test_appendix_c_test_match(step):
@@ -155,7 +158,7 @@ def test_appendix_c_test_match(step):
     for table in (TABLE_10, TABLE_9):
         for deal, process in zip(TABLE_8, table):
             texts.append(f"Cards: {deal};\nGame process: " + process.replace("|", "\n"))
-    records = rec.parse_records("\n\n".join(texts), step=step)  # wrapped lines, blank separators
+    records = parse_records("\n\n".join(texts), step=step)  # wrapped lines, blank separators
     assert len(records) == 20
     for i, r in enumerate(records):
         number, human = i % 10 + 1, i < 10
@@ -168,7 +171,7 @@ def test_appendix_c_test_match(step):
         assert 3 * float(final.rewards[0]) == TABLE_7[number - 1][0 if human else 1], number
         # format_record writes each move as the paper does (main group, then kickers).
         expected = texts[i].replace("\n", "").replace("Game process: ", "\nGame process: ")
-        assert rec.format_record(r) == expected.rstrip(";") + ";"
+        assert format_record(r) == expected.rstrip(";") + ";"
 
 
 # ----------------------------------------------------------------------------- round trips
@@ -208,16 +211,16 @@ def test_round_trip_random_games(c, env, step):
         assert r == rec.record_from_states(states, metadata=meta)
         assert r.landlord == max(g - 2, 0)
         assert len(r.moves) == sum(a != PASS for a in actions)
-        text = rec.format_record(r)
+        text = format_record(r)
         assert text.startswith("# landlord: ") == (g >= 3)
         back = parse(text, step)
-        assert back == r and rec.format_record(back) == text
+        assert back == r and format_record(back) == text
         assert_same_states(rec.replay(back, step=step), states)
         records.append(r)
         texts.append(text)
-    many = rec.format_records(records)
-    assert rec.parse_records(many, step=step) == records
-    assert rec.parse_records(many.splitlines(keepends=True), check=False) == records  # file lines
+    many = format_records(records)
+    assert parse_records(many, step=step) == records
+    assert parse_records(many.splitlines(keepends=True), check=False) == records  # file lines
     # stacked states (a scan's layout) give the same record
     stacked = jax.tree_util.tree_map(lambda *x: np.stack(x), *to_numpy(states))
     assert rec.record_from_states(stacked, metadata=meta) == records[-1]
@@ -227,9 +230,9 @@ def test_unfinished_game_and_record_api(env, step):
     r = parse(SECTION_4_2.splitlines()[0] + "\nGame process: 0,33;1,55", step)
     states = rec.replay(r, step=step)
     assert len(states) == 3 and not bool(states[-1].terminated)
-    assert rec.format_record(r).endswith("Game process: 0,33;1,55;")
+    assert format_record(r).endswith("Game process: 0,33;1,55;")
     empty = parse(SECTION_4_2.splitlines()[0] + "\nGame process:", step)
-    assert empty.moves == () and rec.format_record(empty).endswith("\nGame process:")
+    assert empty.moves == () and format_record(empty).endswith("\nGame process:")
     assert len(rec.replay(empty, step=step)) == 1
     # Record accepts counts and any card order; it stores sorted cardjax strings.
     same = rec.Record(hands=[r.hand_counts()[0], r.hands[1][::-1], r.hands[2]], bottom="Q33",
@@ -260,7 +263,7 @@ def test_record_from_bidding_game():
     played, actions = play_random(c, state, jax.random.PRNGKey(4))
     r = rec.record_from_game(first, bids + actions, step=c.step)
     assert r.landlord == 2 and r.hands == tuple(hands) and r.bottom == "22R"
-    assert rec.format_record(r).startswith("# landlord: 2\nCards: JJQQQQKKKKAAAA22S;3333")
+    assert format_record(r).startswith("# landlord: 2\nCards: JJQQQQKKKKAAAA22S;3333")
     final = rec.replay(r)[-1]
     np.testing.assert_array_equal(final._hands, played[-1]._hands)
     np.testing.assert_array_equal(final.terminated, played[-1].terminated)
@@ -332,13 +335,13 @@ def test_malformed_records(step, text, line, what, reason):
 def test_errors_in_later_records_name_their_line(step):
     text = f"{GOOD}\n\n{GOOD.replace('2,66;', '2,44;')}"
     with pytest.raises(ValueError, match=r"^line 6: move 3 '2,44': illegal move: 44 does not beat 55"):
-        rec.parse_records(text, step=step)
+        parse_records(text, step=step)
     with pytest.raises(ValueError, match=r"^line 4: expected one record, found 2"):
-        rec.parse_record(f"{GOOD}\n{GOOD}", step=step)
+        parse_record(f"{GOOD}\n{GOOD}", step=step)
     with pytest.raises(ValueError, match="no record"):
-        rec.parse_record("\n\n", step=step)
+        parse_record("\n\n", step=step)
     # check=False reads an illegal game without complaint; replay then names the line
-    r = rec.parse_record(text.split("\n\n")[1], check=False)
+    r = parse_record(text.split("\n\n")[1], check=False)
     with pytest.raises(ValueError, match=r"^line 2: move 3 '2,44'"):
         rec.replay(r, step=step)
 

@@ -1,103 +1,33 @@
-"""Dou Dizhu game records in the DeepRocket text format (papers/001, appendix A).
+"""Dou Dizhu game records (the DeepRocket paper's format, papers/001 appendix A): the record,
+the paper's card notation, replaying a record through the env and recording a cardjax game.
 
-The format
-----------
-A record has two parts, ``Cards`` and ``Game process`` (the paper's example, section 4.2 and
-appendix A table 6; the game process wraps here, :func:`format_record` writes it on one line)::
+A record is the deal and the moves, passes implicit::
 
-    Cards: 4456777889JKKAA2B;335567899TTJJKAA2;4456689TTJQQQK22S;33Q;
-    Game process: 0,33;1,55;2,66;0,77;1,AA;1,6;2,T;0,J;1,K;0,2;2,S;2,44;0,KK;2,22;2,89TJQK;
-    2,QQ;0,AA;0,56789;1,789TJ;1,3;2,5;
+    Cards: <landlord's 17>;<Down Peasant's 17>;<Up Peasant's 17>;<3 bottom>;
+    Game process: 0,33;1,55;2,66;...       (role,cards; 0 landlord, 1 Down, 2 Up Peasant)
 
-Here the landlord (role 0) holds ``4456777889JKKAA2B`` plus the bottom ``33Q`` (the big joker
-``B``), leads ``33``; the Down Peasant answers ``55``, the Up Peasant ``66``, ... and the Up
-Peasant goes out with its last card, ``5``: the peasants win.
-
-* ``Cards``: four parts separated by ``;`` (a final ``;`` is optional): the landlord's 17 cards,
-  the Down Peasant's 17 (the seat that plays after the landlord), the Up Peasant's 17 (the seat that
-  plays before the landlord) and the 3 bottom ("public") cards, which the landlord takes.  Together
-  they are the 54 cards, each once.
-* ``Game process``: the moves, ``role,cards`` separated by ``;`` (a final ``;`` is optional);
-  role ``0`` = landlord, ``1`` = Down Peasant, ``2`` = Up Peasant.  **Passes are not written**: the
-  seats between two recorded moves passed (``0,33;0,44`` = the landlord played ``33``, both
-  peasants passed, the landlord led ``44``).  Any order of roles can be filled with passes except
-  one that makes a leader pass: the first move must be the landlord's (wrong seat order).
-* Cards are written as rank characters, suits ignored; a move's cards in any order.
-
-Rank characters (paper -> cardjax): ``3 4 5 6 7 8 9 T J Q K A 2`` are the same in both;
-the jokers differ:
-
-==============  ===========  ============
-joker           paper        cardjax
-==============  ===========  ============
-small (black)   ``S``        ``B``
-big (red)       ``B``        ``R``
-==============  ===========  ============
-
-So ``B`` means the *big* joker in a record and the *small* one in cardjax; the rocket is ``SB`` in
-a record and ``BR`` in cardjax.  Every string inside :class:`Record` (hands, bottom, moves) is in
-cardjax notation; the conversion happens only in :func:`parse_record` / :func:`format_record`.
-
-Reading is lenient about layout, as the paper's own examples vary: spaces after ``:``, ``;`` and
-``,`` are ignored, the labels are case-insensitive, ``Game process:`` may follow the cards on the
-same line, and the game process may wrap over several lines (every following line that starts
-with neither a label nor ``#`` continues it).  Blank lines are ignored; each ``Cards:`` line starts
-a new record.
-
-Writing (:func:`format_record`) uses one layout, the appendix's: ``Cards: ...;`` and
-``Game process: ...;`` on two lines, each ending with ``;``, hands and bottom sorted by rank, and
-each move written as the paper does, its main group first and then its kickers, each in rank
-order (``AAA3``, ``4445553366``, ``SB``).
-
-cardjax extensions (written only when needed):
-
-* ``# key: value`` lines before ``Cards:`` are the record's metadata (:attr:`Record.metadata`).
-* ``# landlord: N`` gives the cardjax seat of the landlord when it is not seat 0.  The record's
-  roles and hand order stay the paper's (landlord first); seat = (landlord + role) mod 3.
-
-Seats and roles: in cardjax seats ``0, 1, 2`` play in that order and the landlord is
-``Record.landlord`` (0 unless bidding or ``init_from_deal(..., landlord=...)`` chose another), so
-the Down Peasant is seat ``landlord + 1`` and the Up Peasant ``landlord + 2`` (mod 3).
-:class:`Record` keeps hands and moves by *seat*; with landlord 0 seat = role.
-
-Checking
---------
-:func:`parse_record` checks the text (labels, parts, ranks, the deal) and, unless ``check=False``,
-replays the moves with the env: each move must be in the env's legal mask at its turn (so the
-rules live only in :mod:`cardjax.games.doudizhu`).  Any problem raises ``ValueError`` naming the
-1-based line of the input and the move as written, e.g.::
-
-    line 2: move 5 '1,KK': illegal move: seat 1 does not hold KK (holds 3367899TTJJKAA2)
-
-Example::
-
-    >>> import cardjax.games.doudizhu_records as rec
-    >>> r = rec.parse_record(text)
-    >>> states = rec.replay(r)                    # deal, then one state per action (passes too)
-    >>> rec.format_record(r) == rec.format_record(rec.parse_record(rec.format_record(r)))
-    True
-    >>> rec.record_from_game(first_state, actions)   # any cardjax Dou Dizhu game as a record
+The jokers are a trap: the paper writes the small and big jokers ``S`` and ``B``, cardjax ``B``
+and ``R`` (so ``B`` is the big joker in a record, the small one in cardjax).  Every string inside
+:class:`Record` is in cardjax notation; :mod:`cardjax.games.doudizhu_record_text` reads and
+writes the text and converts.  The format in full: docs/games.md, "Game records".
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+import cardjax
 from cardjax.games import doudizhu_moves as mv
-from cardjax.games.doudizhu_moves import (
-    COUNTS, LENGTH, MAIN_RANK, NUM_RANKS, PASS, RANKS, TYPE, action_index, action_string,
-)
+from cardjax.games.doudizhu_moves import COUNTS, NUM_RANKS, PASS, RANKS, action_index, action_string
 
 __all__ = [
-    "Record", "parse_record", "parse_records", "format_record", "format_records", "replay",
-    "replay_actions", "record_from_game", "record_from_states", "PAPER_RANKS", "to_paper",
-    "from_paper",
+    "Record", "replay", "replay_actions", "record_from_game", "record_from_states", "PAPER_RANKS",
+    "to_paper", "from_paper",
 ]
 
 NUM_PLAYERS = 3
@@ -106,10 +36,6 @@ _FROM_PAPER = dict(zip(PAPER_RANKS, RANKS))  # "S" -> "B", "B" -> "R"
 _TO_PAPER = dict(zip(RANKS, PAPER_RANKS))  # "B" -> "S", "R" -> "B"
 _DECK = np.array([4] * 13 + [1, 1], np.int32)
 _ROLE_NAMES = ("landlord", "down peasant", "up peasant")
-_CARDS_RE = re.compile(r"^\s*cards\s*:(.*)$", re.IGNORECASE)
-_PROCESS_RE = re.compile(r"^\s*game\s*process\s*:(.*)$", re.IGNORECASE)
-_SPLIT_PROCESS_RE = re.compile(r"game\s*process\s*:", re.IGNORECASE)
-_META_RE = re.compile(r"^\s*#\s*([^:#]*[^:#\s])\s*:\s*(.*?)\s*$")
 
 
 # ----------------------------------------------------------------------------- notation
@@ -154,24 +80,6 @@ def _canonical_cards(cards, what: str) -> str:
         raise ValueError(f"{what} must be a card string or rank counts of shape (15,), "
                          f"got {cards!r}")
     return mv.counts_to_str(arr)
-
-
-def _paper_move(action: int) -> str:
-    """A move in the paper's writing: main group first, then the kickers, each in rank order."""
-    counts = COUNTS[action].astype(np.int32)
-    t, main, n = int(TYPE[action]), int(MAIN_RANK[action]), int(LENGTH[action])
-    group = np.zeros(NUM_RANKS, np.int32)
-    if t in (mv.TRIO_SOLO, mv.TRIO_PAIR):
-        group[main] = 3
-    elif t == mv.PLANE_SOLO:
-        group[main:main + n // 4] = 3
-    elif t == mv.PLANE_PAIR:
-        group[main:main + n // 5] = 3
-    elif t in (mv.FOUR_TWO_SOLO, mv.FOUR_TWO_PAIR):
-        group[main] = 4
-    else:
-        group = counts
-    return to_paper(_counts_str(group) + _counts_str(counts - group))
 
 
 # ----------------------------------------------------------------------------- the record
@@ -263,208 +171,11 @@ def _check_deal(hands: Sequence[str], bottom: str, landlord: int) -> None:
                          "S, one B); wrong counts: " + ", ".join(wrong))
 
 
-# ----------------------------------------------------------------------------- reading
-def _err(line: int, msg: str) -> ValueError:
-    return ValueError(f"line {line}: {msg}")
-
-
-def _split_parts(text: str) -> list[str]:
-    parts = [p.strip() for p in text.split(";")]
-    if parts and parts[-1] == "":
-        parts.pop()  # the final ';'
-    return parts
-
-
-def _parse_cards(text: str, line: int):
-    parts = _split_parts(text)
-    if len(parts) != 4 or not all(parts):
-        raise _err(line, f"'Cards:' needs 4 non-empty parts separated by ';' (landlord, down "
-                         f"peasant, up peasant, bottom), got {len(parts)}: {text.strip()!r}")
-    try:
-        by_role = [from_paper(p) for p in parts]
-    except ValueError as e:
-        raise _err(line, f"Cards: {e}") from None
-    return by_role
-
-
-def _parse_moves(chunks, landlord: int):
-    """chunks: (line, text) of the game process -> (moves by seat, source)."""
-    moves, source = [], []
-    for line, text in chunks:
-        for token in text.split(";"):
-            token = token.strip()
-            if not token:
-                continue
-            n = len(moves) + 1
-            where = f"move {n} {token!r}"
-            parts = token.split(",")
-            if len(parts) != 2:
-                raise _err(line, f"{where}: a move is 'role,cards' (e.g. '1,55'), moves separated "
-                                 "by ';'")
-            role_s, cards = parts[0].strip(), parts[1].strip()
-            if not re.fullmatch(r"[0-9]+", role_s):
-                raise _err(line, f"{where}: the role must be an integer 0, 1 or 2, got {role_s!r}")
-            role = int(role_s)
-            if role > 2:
-                raise _err(line, f"{where}: the role must be 0 (landlord), 1 (down peasant) or 2 "
-                                 f"(up peasant), got {role}")
-            if not cards:
-                raise _err(line, f"{where}: no cards (passes are not written in a record)")
-            if cards.upper() == "PASS":
-                raise _err(line, f"{where}: passes are not written in a record (they are implied "
-                                 "by the next move's role)")
-            try:
-                converted = from_paper(cards)
-            except ValueError as e:
-                raise _err(line, f"{where}: {e}") from None
-            counts = _raw_counts(converted)
-            a = mv._ACTION_ID.get(_counts_str(counts)) if np.all(counts <= _DECK) else None
-            if a is None:
-                raise _err(line, f"{where}: {cards!r} is not a Dou Dizhu move (no type of the "
-                                 "move table, RLCard's, matches these cards)")
-            moves.append(((landlord + role) % NUM_PLAYERS, action_string(a)))
-            source.append((line, token))
-    return moves, source
-
-
-def _lines_of(source) -> list[str]:
-    if isinstance(source, str):
-        return source.splitlines()
-    return [str(x).rstrip("\r\n") for x in source]
-
-
-def _build(block, check: bool, env, step) -> Record:
-    """One record from its parsed block: dict with meta, cards, process chunks."""
-    meta, landlord = {}, 0
-    for line, key, value in block["meta"]:
-        if key == "landlord":
-            if not re.fullmatch(r"[0-2]", value):
-                raise _err(line, f"'# landlord:' must be a seat 0, 1 or 2, got {value!r}")
-            landlord = int(value)
-        elif key in meta:
-            raise _err(line, f"metadata key {key!r} given twice")
-        else:
-            meta[key] = value
-    cards_line = block["cards_line"]
-    if block["process"] is None:
-        raise _err(cards_line, "the record has no 'Game process:' line after 'Cards:'")
-    by_role = _parse_cards(block["cards"], cards_line)
-    hands_by_seat = [by_role[(s - landlord) % NUM_PLAYERS] for s in range(NUM_PLAYERS)]
-    try:
-        _check_deal([_counts_str(_raw_counts(h)) for h in hands_by_seat],
-                    _counts_str(_raw_counts(by_role[3])), landlord)
-    except ValueError as e:
-        raise _err(cards_line, f"Cards: {e}") from None
-    moves, source = _parse_moves(block["process"], landlord)
-    record = Record(hands=tuple(hands_by_seat), bottom=by_role[3], landlord=landlord,
-                    moves=tuple(moves), metadata=meta, source=tuple(source),
-                    cards_line=cards_line)
-    if check:
-        _replay(record, env, step)
-    return record
-
-
-def _blocks(lines: list[str]):
-    """Split lines into record blocks; raises on lines outside any record."""
-    blocks, cur, pending_meta = [], None, []
-    for i, raw in enumerate(lines, start=1):
-        text = raw.strip()
-        if not text:
-            continue
-        if text.startswith("#"):
-            m = _META_RE.match(text)
-            if not m:
-                raise _err(i, f"a '#' line must be metadata '# key: value', got {text!r}")
-            if cur is not None and cur["process"] is None:
-                raise _err(cur["cards_line"], "the record has no 'Game process:' line after "
-                                              "'Cards:'")
-            cur = None
-            pending_meta.append((i, m.group(1), m.group(2)))
-            continue
-        mc, mp = _CARDS_RE.match(text), _PROCESS_RE.match(text)
-        if mc:
-            if cur is not None and cur["process"] is None:
-                raise _err(cur["cards_line"], "the record has no 'Game process:' line after "
-                                              "'Cards:'")
-            rest = mc.group(1)
-            split = _SPLIT_PROCESS_RE.split(rest, maxsplit=1)
-            cur = {"meta": pending_meta, "cards_line": i, "cards": split[0], "process": None}
-            if len(split) == 2:
-                cur["process"] = [(i, split[1])]
-            pending_meta = []
-            blocks.append(cur)
-        elif mp:
-            if cur is None or cur["process"] is not None:
-                raise _err(i, "'Game process:' without a 'Cards:' line before it")
-            cur["process"] = [(i, mp.group(1))]
-        elif cur is not None and cur["process"] is not None:
-            cur["process"].append((i, text))  # a wrapped game process
-        else:
-            hint = ""
-            if ";" in text and "," not in text:
-                hint = " (the labels are required: write 'Cards: ' before the cards)"
-            elif "," in text:
-                hint = " (a game process needs a 'Cards:' line and a 'Game process: ' label)"
-            raise _err(i, f"expected 'Cards: ...' (or '# key: value'), got {text!r}{hint}")
-    if cur is not None and cur["process"] is None:
-        raise _err(cur["cards_line"], "the record has no 'Game process:' line after 'Cards:'")
-    if pending_meta:
-        raise _err(pending_meta[-1][0], "metadata lines without a record ('Cards:') after them")
-    return blocks
-
-
-def parse_records(source: str | Iterable[str], check: bool = True, env=None,
-                  step=None) -> list[Record]:
-    """All records of a text or of an iterable of lines (an open file).
-
-    ``check``: replay every record through the env (``env`` defaults to ``make("doudizhu")``;
-    ``step`` a jitted ``env.step`` to reuse), so that an illegal move raises here.
-    """
-    lines = _lines_of(source)
-    return [_build(b, check, env, step) for b in _blocks(lines)]
-
-
-def parse_record(source: str | Iterable[str], check: bool = True, env=None,
-                 step=None) -> Record:
-    """The one record of ``source`` (see :func:`parse_records`)."""
-    lines = _lines_of(source)
-    blocks = _blocks(lines)
-    if len(blocks) != 1:
-        if not blocks:
-            raise ValueError("no record: expected a 'Cards:' line and a 'Game process:' line")
-        raise _err(blocks[1]["cards_line"], f"expected one record, found {len(blocks)} "
-                                            "(use parse_records)")
-    return _build(blocks[0], check, env, step)
-
-
-# ----------------------------------------------------------------------------- writing
-def format_record(record: Record) -> str:
-    """The record's text (two lines, plus ``# ...`` lines for metadata and a landlord seat != 0)."""
-    if not isinstance(record, Record):
-        raise ValueError(f"format_record takes a Record, got {type(record).__name__}")
-    out = []
-    if record.landlord != 0:
-        out.append(f"# landlord: {record.landlord}")
-    out += [f"# {k}: {v}" for k, v in record.metadata.items()]
-    roles = [record.hands[record.seat(r)] for r in range(NUM_PLAYERS)] + [record.bottom]
-    out.append("Cards: " + "".join(to_paper(h) + ";" for h in roles))
-    moves = "".join(f"{record.role(s)},{_paper_move(action_index(m))};" for s, m in record.moves)
-    out.append(("Game process: " + moves).rstrip())
-    return "\n".join(out)
-
-
-def format_records(records: Iterable[Record]) -> str:
-    """Several records, separated by blank lines, with a final newline."""
-    return "".join(format_record(r) + "\n\n" for r in records).rstrip("\n") + "\n"
-
-
 # ----------------------------------------------------------------------------- replaying
 _STEPS: dict = {}
 
 
 def _default_env():
-    import cardjax
-
     if "env" not in _STEPS:
         _STEPS["env"] = cardjax.make("doudizhu")
     return _STEPS["env"]
@@ -600,8 +311,6 @@ def record_from_game(initial_state, actions, env=None, step=None, metadata=None)
     _unbatched(initial_state, "initial_state")
     bidding = np.shape(initial_state.legal_action_mask)[-1] > mv.NUM_ACTIONS
     if env is None:
-        import cardjax
-
         env = cardjax.make("doudizhu", bidding=True) if bidding else _default_env()
     env, step = _env_and_step(env, step, bidding_ok=True)
     hands, bottom, landlord = _deal_of(initial_state)
