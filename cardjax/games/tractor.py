@@ -1,11 +1,14 @@
-"""Tractor / Sheng Ji (升级, 拖拉机) as pure JAX functions; rules: shared/rules/tractor.md.
-
-One hand is one episode: deal with declarations, kitty burial, chaodi (overturning), then tricks
-until every card is played (:class:`~cardjax.games.tractor_match.TractorMatch` plays hands until a
-team levels past A).
-Cards are 54 *types* (``13 * suit + rank``, suits S H D C, ranks 2..A; ``52`` = XJ, ``53`` = DJ),
-two copies each; hands and plays are count vectors ``int8[54]``.  The move arithmetic lives in
-:mod:`cardjax.games.tractor_moves`.
+"""Tractor / Sheng Ji (升级, 拖拉机) as pure JAX functions: the env, one hand per episode (deal and
+declarations, burial, chaodi, tricks).  Rules: shared/rules/tractor.md; this implementation's
+choices and options: docs/games.md ("Tractor").  Cards are 54 *types* (``13 * suit + rank``, suits
+S H D C, ranks 2..A; ``52`` = XJ, ``53`` = DJ), two copies each; hands and plays are count vectors
+``int8[54]``.  Also here: :func:`level_change`, and jitted functions of a state for trainers and
+agents (:func:`trick_holder`, :func:`point_swing`, :func:`unseen_cards`).  Elsewhere: move
+arithmetic in :mod:`~cardjax.games.tractor_moves` (and the phase ids), observations in
+:mod:`~cardjax.games.tractor_observe`, hidden-state sampling in
+:mod:`~cardjax.games.tractor_hidden`, card text in :mod:`~cardjax.games.tractor_cards`, string
+helpers for people in :mod:`~cardjax.games.tractor_helpers`, matches across hands in
+:mod:`~cardjax.games.tractor_match`.
 
 Actions (``num_actions = 66``):
   ``0..53``  add one card of that type: to the lead / follow being built (tricks) or to the kitty
@@ -16,69 +19,8 @@ Actions (``num_actions = 66``):
   ``60..63`` declare (or, in chaodi, overturn with) a pair of level cards of suit S, H, D, C;
   ``64, 65`` declare / overturn with a pair of XJ, of DJ (no trump).
 
-Phases (``phase``): 0 deal and declare: after each of the 100 dealt cards its receiver passes or
-declares, then every seat gets one more chance in order (104 turns); 1 bury: the dealer (or the
-overturning seat) holds 33 cards and buries 8; 2 chaodi (option ``chaodi``): from the seat after
-the last burier, each seat may overturn with a pair ranking higher in D < C < H < S < XJ < DJ (any
-pair overturns a single or no declaration), the overturner takes the kitty and buries again, until
-four passes in a row; 3 tricks; 4 over.  A declaration must be strictly stronger (single < pair <
-XJ pair < DJ pair); a seat may not overcall its own declaration except to reinforce its single to
-the pair of the same suit.
-
-Options: ``level`` fixes the level ``init`` deals at (default: random 2..A); ``dealer`` is
-``"random"`` (default), a seat 0..3, or ``"declarer"`` (a first hand: dealt from seat 0, the last
-declarer deals, seat 0 if none).  With no declaration the hand is played in NT.  A hand takes at
-most 613 actions (104 declaration turns, 8 burials, 76 chaodi actions, 425 trick sub-actions).
-
-Following.  At each sub-step the mask allows exactly the cards that can still complete a legal
-follow (:func:`tractor_moves.follow_mask`): with H the cards of the led suit, all of H plus any
-cards when |H| <= n; otherwise n cards of H holding ``min(lead pairs, pairs of H)`` pairs and,
-when the lead holds a tractor of k pairs, a chain of ``min(k, longest chain of H)`` pairs (when that
-is >= 2).  A lead with several tractors is followed as the rules match it, unit by unit: the
-follow is built tractor unit after tractor unit (longest first, each ``2 k`` cards matched by the
-same test against the cards not used yet), then the lead's other pairs and singles together;
-``follow_base`` holds the cards of the finished units.  A play beats a lead of several tractors
-only with as many disjoint tractors of the same lengths (:func:`tractor_moves.chains_fit`; exact
-for up to three tractors in a lead, a best-fit packing beyond, which needs 18 cards of one suit).
-
-Throws (option ``throws``, default on): a lead of more than one unit is checked against the three
-other hands at "done"; a failed throw plays the smallest failing unit, the rest goes back and is
-public (``revealed``); option ``throw_penalty`` moves that many points against the thrower's team
-(kept in ``penalty``, added to the attackers' score at the end).  With ``throws=False`` a lead is
-one unit, built pair by pair along a chain.
-
-End of the hand: the attackers' score is ``attacker_points + kitty_bonus + penalty``; the kitty
-bonus is the kitty's points times ``2 ** u`` (option ``kitty_multiplier="times"``: ``2 * u``, capped
-at 64) when the attackers win the last trick, u = cards in the largest unit of the play that won
-it (of a ruff, not of the lead: two pairs ruffed by a trump tractor of two pairs give ``2 ** 4``).
-Level changes per the rules' table (``levels="standard"``, or ``"shengji_plus"`` as the report's
-code: ``1 + (A - 80) // 40`` levels to the attackers from 80 up, one more than standard); the
-rewards are the levels each seat's team gained, or minus those the other team gained.
-
-Observations: :meth:`Tractor.observe` documents the flat float32 vector (``OBS_SIZE``);
-:meth:`Tractor.sample_hidden` re-deals the unseen cards, respecting shown suit voids (it
-does not track what an earlier burier knows of a kitty taken over in chaodi, nor voids in
-pairs shown by not following a pair).
-
-Jitted functions of a state for trainers and agents: :func:`trick_holder`, :func:`point_swing`,
-:func:`unseen_cards`.  :meth:`Tractor.trick_state` builds a trick-phase position from four hands.
-Elsewhere: card strings in :mod:`cardjax.games.tractor_cards`, string-in/string-out helpers
-(legal follows, trick winner, throw outcome) in :mod:`cardjax.games.tractor_helpers`, matches
-across hands in :mod:`cardjax.games.tractor_match`.
-
-State fields beyond the contract (public unless they start with ``_``):
-``phase``, ``level`` (rank index 0..12), ``trump`` (0..3 or 4 = NT), ``dealer``, ``deal_first``
-(seat that received the first card), ``decl_seat`` / ``decl_kind`` (0 none, 1 single, 2 pair,
-3 XJ pair, 4 DJ pair) / ``decl_suit``, ``turn`` (declaration turn 0..103), ``burier``, ``buried``,
-``passes``, ``leader``, ``trick_no``, ``trick[seat, type]`` cards on the table (the partial move of
-the seat to act included), ``num_in_trick``, ``lead_suit`` / ``lead_n`` / ``lead_k1`` /
-``lead_pairs`` / ``lead_tractors`` (structure of the current lead: suit, cards, longest tractor,
-pairs, every tractor's length), ``follow_base`` (see Following), ``played[seat, type]``, ``revealed[seat, type]``,
-``voids[seat, suit]`` (shown by not following), ``last_trick``, ``last_leader``, ``last_winner``,
-``hand_sizes``, ``attacker_points`` / ``defender_points`` (points taken in tricks),
-``kitty_points`` (the kitty's points, filled at the end), ``kitty_bonus``, ``penalty``,
-``level_gain[team]``; hidden: ``_hands[seat, type]``, ``_kitty[type]``, ``_deal[108]`` (the deal order;
-cards 100..107 form the first kitty).
+The fields of :class:`State` beyond the contract are described where they are declared; they are
+public unless they start with ``_``.
 """
 
 from __future__ import annotations
@@ -115,46 +57,46 @@ class State:
     rewards: Array
     terminated: Array
     step_count: Array
-    phase: Array
-    level: Array
-    trump: Array
-    dealer: Array
-    deal_first: Array
-    decl_seat: Array
-    decl_kind: Array
-    decl_suit: Array
-    turn: Array
-    burier: Array
-    buried: Array
-    passes: Array
+    phase: Array  # 0 DECLARE, 1 BURY, 2 CHAODI, 3 PLAY (tricks), 4 OVER
+    level: Array  # rank index 0..12 (2..A)
+    trump: Array  # suit 0..3, or 4 = NT
+    dealer: Array  # -1 until the last declarer deals (dealer="declarer")
+    deal_first: Array  # the seat that received the first card
+    decl_seat: Array  # -1: no declaration yet
+    decl_kind: Array  # 0 none, 1 single, 2 pair, 3 XJ pair, 4 DJ pair
+    decl_suit: Array  # 0..3, or 4 = NT (a joker pair)
+    turn: Array  # declaration turn 0..103
+    burier: Array  # the seat that buries, or last buried, the kitty
+    buried: Array  # cards buried so far (0..8)
+    passes: Array  # chaodi passes in a row
     leader: Array
     trick_no: Array
-    trick: Array
-    num_in_trick: Array
-    lead_suit: Array
-    lead_n: Array
-    lead_k1: Array
-    lead_pairs: Array
-    lead_tractors: Array
-    follow_base: Array
-    played: Array
-    revealed: Array
-    voids: Array
-    last_trick: Array
+    trick: Array  # [seat, type] cards on the table, the partial move of the seat to act included
+    num_in_trick: Array  # plays of the trick that are complete
+    lead_suit: Array  # the current lead's effective suit
+    lead_n: Array  # the lead's cards
+    lead_k1: Array  # pairs in the lead's longest tractor
+    lead_pairs: Array  # the lead's pairs
+    lead_tractors: Array  # the length (pairs) of each of the lead's tractors, longest first
+    follow_base: Array  # the cards of a follow's finished units against several tractors
+    played: Array  # [seat, type]
+    revealed: Array  # [seat, type]: cards known to be in a hand (from failed throws)
+    voids: Array  # [seat, effective suit]: shown by not following
+    last_trick: Array  # [seat, type]
     last_leader: Array
     last_winner: Array
     hand_sizes: Array
-    attacker_points: Array
+    attacker_points: Array  # points taken in tricks
     defender_points: Array
-    kitty_points: Array
+    kitty_points: Array  # the kitty's points, filled at the end
     kitty_bonus: Array
-    penalty: Array
-    level_gain: Array
-    _hands: Array
-    _kitty: Array
-    _deal: Array
-    _bury_mark: Array
-    _takers: Array
+    penalty: Array  # failed-throw points, signed for the attackers, added to their score at the end
+    level_gain: Array  # [team]
+    _hands: Array  # [seat, type]
+    _kitty: Array  # [type]
+    _deal: Array  # [108] the deal order; cards 100..107 form the first kitty
+    _bury_mark: Array  # [seat, type]: each seat's last burial, for sample_hidden
+    _takers: Array  # [a, b]: seat b took the kitty (chaodi) after a's last burial
 
 
 # ---------------------------------------------------------------------------- the env
@@ -554,7 +496,8 @@ class Tractor(Env):
 
     # ------------------------------------------------------------------ hidden information
     def sample_hidden(self, key: PRNGKey, state: State, seat) -> State:
-        """A full state consistent with what ``seat`` has seen (:func:`tractor_hidden.sample_hidden`)."""
+        """A full state consistent with what ``seat`` has seen
+        (:func:`tractor_hidden.sample_hidden`)."""
         return tractor_hidden.sample_hidden(self, key, state, seat)
 
     # ------------------------------------------------------------------ people
