@@ -19,6 +19,7 @@ from cardjax.eval import arena
 from cardjax.games import tractor
 from cardjax.games import tractor_cards as TC
 from cardjax.games import tractor_moves as tm
+from cardjax.games import tractor_observe
 from cardjax.train import dmc
 from cardjax.train.checkpoint import Checkpoints
 from cardjax.train.dmc.adapters import tractor as adapter
@@ -230,7 +231,7 @@ def test_oracle_features_shown_only_where_kept():
     states = jax.tree_util.tree_map(lambda x: jnp.stack([x, x]), env.init(jax.random.PRNGKey(1)))
     shown = np.asarray(dmc.observe(game, states, jnp.array([True, False])))
     played = np.asarray(dmc.observe(game, states))
-    n = tractor.OBS_SIZE
+    n = tractor_observe.OBS_SIZE
     assert shown.shape == played.shape == (2, n + 5 * 54) and shown.dtype == np.uint8
     np.testing.assert_array_equal(shown[:, :n], played[:, :n])
     assert shown[0, n:].sum() > 0 and shown[1, n:].sum() == 0 and played[:, n:].sum() == 0
@@ -287,7 +288,7 @@ def test_decision_roles_are_phases(final_state):
     under the default ``discount="trick"``): one value per team, opposite for the two teams."""
     train, state = final_state
     buf = jax.device_get(jax.tree_util.tree_map(lambda x: x[0], state.buffer))  # [T, B]
-    assert buf.obs.dtype == np.uint8 and buf.obs.shape == (620, 4, tractor.OBS_SIZE + 59)
+    assert buf.obs.dtype == np.uint8 and buf.obs.shape == (620, 4, tractor_observe.OBS_SIZE + 59)
     w = buf.weight > 0
     phase = np.argmax(buf.obs[..., PHASE:PHASE + 5], axis=-1)
     assert np.all(buf.obs[..., PHASE:PHASE + 5].max(axis=-1)[w] == 200)

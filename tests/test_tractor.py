@@ -14,6 +14,7 @@ from cardjax.games import tractor as T
 from cardjax.games import tractor_cards as TC
 from cardjax.games import tractor_helpers as TH
 from cardjax.games import tractor_moves as tm
+from cardjax.games import tractor_observe as TO
 from cardjax.games.tractor_match import TractorMatch
 from conftest import BATCH
 
@@ -97,8 +98,8 @@ def test_to_dynamic_reorders_every_card_block():
                   played=s.played.at[3, TC.card_type("9♦")].set(1))
     lv, tr = int(s.level), int(s.trump)
     obs = np.asarray(env.observe_oracle(s, 0))
-    dyn = np.asarray(T.to_dynamic(jnp.asarray(obs), s.level, s.trump))
-    assert dyn.shape == (T.ORACLE_SIZE,) and dyn.sum() == pytest.approx(obs.sum())
+    dyn = np.asarray(TO.to_dynamic(jnp.asarray(obs), s.level, s.trump))
+    assert dyn.shape == (TO.ORACLE_SIZE,) and dyn.sum() == pytest.approx(obs.sum())
     place = tm.DYN[lv, tr]
     hand = np.zeros(54)
     hand[place] = np.asarray(s._hands[0]) / 2
@@ -106,22 +107,22 @@ def test_to_dynamic_reorders_every_card_block():
     played = 81 + 54 * 4 + 54 * 3  # the played block of seat 3 (relative: previous)
     assert dyn[played + place[TC.card_type("9♦")]] == 0.5
     assert dyn[played:played + 54].sum() == 0.5
-    oracle = T.OBS_SIZE + 54 * 3  # seat 3's hand in the oracle part
+    oracle = TO.OBS_SIZE + 54 * 3  # seat 3's hand in the oracle part
     assert dyn[oracle + place[TC.card_type("DJ")]] == 0.5 == dyn[oracle + 53]
     voids = 81 + 16 * 54
     v = dyn[voids:voids + 20].reshape(4, 5)
     assert v[1].tolist() == [0, 0, 1, 0, 0]  # clubs: the third plain suit (S D C, then H)
     assert v[2].tolist() == [0, 0, 0, 0, 1]  # trump stays last
-    cards = np.zeros(T.ORACLE_SIZE, bool)
-    for b in [0] + [81 + 54 * i for i in range(16)] + [T.OBS_SIZE - 54] + \
-            [T.OBS_SIZE + 54 * i for i in range(5)]:
+    cards = np.zeros(TO.ORACLE_SIZE, bool)
+    for b in [0] + [81 + 54 * i for i in range(16)] + [TO.OBS_SIZE - 54] + \
+            [TO.OBS_SIZE + 54 * i for i in range(5)]:
         cards[b:b + 54] = True
     cards[voids:voids + 20] = True
     np.testing.assert_array_equal(dyn[~cards], obs[~cards])
-    np.testing.assert_array_equal(np.asarray(T.to_dynamic(jnp.asarray(obs[:T.OBS_SIZE]), lv, tr)),
-                                  dyn[:T.OBS_SIZE])
+    np.testing.assert_array_equal(np.asarray(TO.to_dynamic(jnp.asarray(obs[:TO.OBS_SIZE]), lv, tr)),
+                                  dyn[:TO.OBS_SIZE])
     with pytest.raises(ValueError, match="1033"):
-        T.to_dynamic(jnp.zeros(1033), lv, tr)
+        TO.to_dynamic(jnp.zeros(1033), lv, tr)
 
 
 # ---------------------------------------------------------------------------- appendix 7.2
@@ -474,7 +475,7 @@ def test_observe_and_sample_hidden(games):
                        (end - 3, 1, 0), (end - 3, 3, 1)):
         s = jax.tree_util.tree_map(lambda x: x[b, t], states)
         o = np.asarray(obs(s, seat))
-        assert o.shape == (T.OBS_SIZE,)
+        assert o.shape == (TO.OBS_SIZE,)
         w = sample(jax.random.PRNGKey(1000 * t + k), s, seat)
         np.testing.assert_array_equal(np.asarray(obs(w, seat)), o)
         hands = np.asarray(w._hands).astype(int)

@@ -1,11 +1,14 @@
-"""Tractor / Sheng Ji (升级, 拖拉机) as pure JAX functions; rules: shared/rules/tractor.md.
-
-One hand is one episode: deal with declarations, kitty burial, chaodi (overturning), then tricks
-until every card is played (:class:`~cardjax.games.tractor_match.TractorMatch` plays hands until a
-team levels past A).
-Cards are 54 *types* (``13 * suit + rank``, suits S H D C, ranks 2..A; ``52`` = XJ, ``53`` = DJ),
-two copies each; hands and plays are count vectors ``int8[54]``.  The move arithmetic lives in
-:mod:`cardjax.games.tractor_moves`.
+"""Tractor / Sheng Ji (升级, 拖拉机) as pure JAX functions: the env, one hand per episode (deal and
+declarations, burial, chaodi, tricks).  Rules: shared/rules/tractor.md; this implementation's
+choices and options: docs/games.md ("Tractor").  Cards are 54 *types* (``13 * suit + rank``, suits
+S H D C, ranks 2..A; ``52`` = XJ, ``53`` = DJ), two copies each; hands and plays are count vectors
+``int8[54]``.  Also here: :func:`level_change`, and jitted functions of a state for trainers and
+agents (:func:`trick_holder`, :func:`point_swing`, :func:`unseen_cards`).  Elsewhere: move
+arithmetic in :mod:`~cardjax.games.tractor_moves` (and the phase ids), observations in
+:mod:`~cardjax.games.tractor_observe`, hidden-state sampling in
+:mod:`~cardjax.games.tractor_hidden`, card text in :mod:`~cardjax.games.tractor_cards`, string
+helpers for people in :mod:`~cardjax.games.tractor_helpers`, matches across hands in
+:mod:`~cardjax.games.tractor_match`.
 
 Actions (``num_actions = 66``):
   ``0..53``  add one card of that type: to the lead / follow being built (tricks) or to the kitty
@@ -16,69 +19,8 @@ Actions (``num_actions = 66``):
   ``60..63`` declare (or, in chaodi, overturn with) a pair of level cards of suit S, H, D, C;
   ``64, 65`` declare / overturn with a pair of XJ, of DJ (no trump).
 
-Phases (``phase``): 0 deal and declare: after each of the 100 dealt cards its receiver passes or
-declares, then every seat gets one more chance in order (104 turns); 1 bury: the dealer (or the
-overturning seat) holds 33 cards and buries 8; 2 chaodi (option ``chaodi``): from the seat after
-the last burier, each seat may overturn with a pair ranking higher in D < C < H < S < XJ < DJ (any
-pair overturns a single or no declaration), the overturner takes the kitty and buries again, until
-four passes in a row; 3 tricks; 4 over.  A declaration must be strictly stronger (single < pair <
-XJ pair < DJ pair); a seat may not overcall its own declaration except to reinforce its single to
-the pair of the same suit.
-
-Options: ``level`` fixes the level ``init`` deals at (default: random 2..A); ``dealer`` is
-``"random"`` (default), a seat 0..3, or ``"declarer"`` (a first hand: dealt from seat 0, the last
-declarer deals, seat 0 if none).  With no declaration the hand is played in NT.  A hand takes at
-most 613 actions (104 declaration turns, 8 burials, 76 chaodi actions, 425 trick sub-actions).
-
-Following.  At each sub-step the mask allows exactly the cards that can still complete a legal
-follow (:func:`tractor_moves.follow_mask`): with H the cards of the led suit, all of H plus any
-cards when |H| <= n; otherwise n cards of H holding ``min(lead pairs, pairs of H)`` pairs and,
-when the lead holds a tractor of k pairs, a chain of ``min(k, longest chain of H)`` pairs (when that
-is >= 2).  A lead with several tractors is followed as the rules match it, unit by unit: the
-follow is built tractor unit after tractor unit (longest first, each ``2 k`` cards matched by the
-same test against the cards not used yet), then the lead's other pairs and singles together;
-``follow_base`` holds the cards of the finished units.  A play beats a lead of several tractors
-only with as many disjoint tractors of the same lengths (:func:`tractor_moves.chains_fit`; exact
-for up to three tractors in a lead, a best-fit packing beyond, which needs 18 cards of one suit).
-
-Throws (option ``throws``, default on): a lead of more than one unit is checked against the three
-other hands at "done"; a failed throw plays the smallest failing unit, the rest goes back and is
-public (``revealed``); option ``throw_penalty`` moves that many points against the thrower's team
-(kept in ``penalty``, added to the attackers' score at the end).  With ``throws=False`` a lead is
-one unit, built pair by pair along a chain.
-
-End of the hand: the attackers' score is ``attacker_points + kitty_bonus + penalty``; the kitty
-bonus is the kitty's points times ``2 ** u`` (option ``kitty_multiplier="times"``: ``2 * u``, capped
-at 64) when the attackers win the last trick, u = cards in the largest unit of the play that won
-it (of a ruff, not of the lead: two pairs ruffed by a trump tractor of two pairs give ``2 ** 4``).
-Level changes per the rules' table (``levels="standard"``, or ``"shengji_plus"`` as the report's
-code: ``1 + (A - 80) // 40`` levels to the attackers from 80 up, one more than standard); the
-rewards are the levels each seat's team gained, or minus those the other team gained.
-
-Observations: :meth:`Tractor.observe` documents the flat float32 vector (``OBS_SIZE``);
-:meth:`Tractor.sample_hidden` re-deals the unseen cards, respecting shown suit voids (it
-does not track what an earlier burier knows of a kitty taken over in chaodi, nor voids in
-pairs shown by not following a pair).
-
-Jitted functions of a state for trainers and agents: :func:`trick_holder`, :func:`point_swing`,
-:func:`unseen_cards`.  :meth:`Tractor.trick_state` builds a trick-phase position from four hands.
-Elsewhere: card strings in :mod:`cardjax.games.tractor_cards`, string-in/string-out helpers
-(legal follows, trick winner, throw outcome) in :mod:`cardjax.games.tractor_helpers`, matches
-across hands in :mod:`cardjax.games.tractor_match`.
-
-State fields beyond the contract (public unless they start with ``_``):
-``phase``, ``level`` (rank index 0..12), ``trump`` (0..3 or 4 = NT), ``dealer``, ``deal_first``
-(seat that received the first card), ``decl_seat`` / ``decl_kind`` (0 none, 1 single, 2 pair,
-3 XJ pair, 4 DJ pair) / ``decl_suit``, ``turn`` (declaration turn 0..103), ``burier``, ``buried``,
-``passes``, ``leader``, ``trick_no``, ``trick[seat, type]`` cards on the table (the partial move of
-the seat to act included), ``num_in_trick``, ``lead_suit`` / ``lead_n`` / ``lead_k1`` /
-``lead_pairs`` / ``lead_tractors`` (structure of the current lead: suit, cards, longest tractor,
-pairs, every tractor's length), ``follow_base`` (see Following), ``played[seat, type]``, ``revealed[seat, type]``,
-``voids[seat, suit]`` (shown by not following), ``last_trick``, ``last_leader``, ``last_winner``,
-``hand_sizes``, ``attacker_points`` / ``defender_points`` (points taken in tricks),
-``kitty_points`` (the kitty's points, filled at the end), ``kitty_bonus``, ``penalty``,
-``level_gain[team]``; hidden: ``_hands[seat, type]``, ``_kitty[type]``, ``_deal[108]`` (the deal order;
-cards 100..107 form the first kitty).
+The fields of :class:`State` beyond the contract are described where they are declared; they are
+public unless they start with ``_``.
 """
 
 from __future__ import annotations
@@ -90,7 +32,10 @@ from flax import struct
 
 from cardjax.core import Env, PRNGKey
 from cardjax.games import tractor_cards as tc
+from cardjax.games import tractor_hidden
 from cardjax.games import tractor_moves as tm
+from cardjax.games import tractor_observe as tobs
+from cardjax.games.tractor_moves import BURY, CHAODI, DECLARE, OVER, PLAY
 
 Array = jax.Array
 
@@ -99,59 +44,10 @@ NUM_TYPES = tm.NUM_TYPES
 NUM_ACTIONS = 66
 DONE, PASS = 54, 55
 DECL_SINGLE, DECL_PAIR, DECL_XJ, DECL_DJ = 56, 60, 64, 65
-DECLARE, BURY, CHAODI, PLAY, OVER = range(5)
 HAND = 25
 KITTY = 8
 # chaodi rank of a pair declaration of suit S, H, D, C; XJ pair 4, DJ pair 5
 CHAODI_SUIT_KEY = np.array([3, 2, 0, 1], np.int32)
-OBS_SIZE = 54 + 13 + 5 + 4 + 5 + 4 * 54 * 4 + 4 * 5 + 4 + 4 + 3 + 4 + 54  # see observe
-ORACLE_SIZE = OBS_SIZE + 5 * 54  # observe_oracle: every hand and the kitty appended
-
-
-def _dynamic_template(n: int):
-    """For :func:`to_dynamic` of a vector of length ``n``: per entry, the start of its 54-card
-    block (-1: none) and its void row (-1: not a suit column of the voids)."""
-    starts = [0] + [81 + 54 * i for i in range(16)] + [OBS_SIZE - 54]  # see observe
-    if n == ORACLE_SIZE:
-        starts += [OBS_SIZE + 54 * i for i in range(5)]
-    block = np.full(n, -1, np.int32)
-    for b in starts:
-        block[b:b + 54] = b
-    void = np.full(n, -1, np.int32)
-    v0 = 81 + 16 * 54  # voids [4 seats, 5 effective suits]; column 4 (trump) stays
-    for r in range(4):
-        void[v0 + 5 * r:v0 + 5 * r + 4] = v0 + 5 * r
-    return block, void
-
-
-def _type_at(level, trump) -> Array:
-    """int32[54]: the type at each place of the dynamic encoding."""
-    return jnp.argsort(jnp.asarray(tm.DYN)[level, trump])
-
-
-def cards_to_dynamic(cards, level, trump) -> Array:
-    """A card vector ``[..., 54]`` (by type) in the dynamic encoding's places (as
-    :func:`to_dynamic` reorders observe's card blocks)."""
-    return cards[..., _type_at(level, trump)]
-
-
-def to_dynamic(obs, level, trump) -> Array:
-    """``observe`` (or ``observe_oracle``) in the dynamic card encoding of the ShengJi+ report:
-    every 54-card block reordered so that place ``p`` holds the type placed at ``p`` by
-    :data:`tractor_moves.DYN` for this ``level`` and ``trump`` (the plain suits, then the trump
-    suit, then the level cards and jokers), and the voids' four suit columns in
-    :data:`tractor_moves.SUIT_ORDER` (the trump suit last).  The other entries stay."""
-    n = obs.shape[-1]
-    if n not in (OBS_SIZE, ORACLE_SIZE):
-        raise ValueError(f"to_dynamic needs an observe ({OBS_SIZE}) or observe_oracle "
-                         f"({ORACLE_SIZE}) vector, got length {n}")
-    block, void = (jnp.asarray(x) for x in _dynamic_template(n))
-    type_at = _type_at(level, trump)
-    col = jnp.arange(n) - jnp.maximum(block, void)
-    idx = jnp.where(block >= 0, block + type_at[col % 54],
-                    jnp.where(void >= 0, void + jnp.asarray(tm.SUIT_ORDER)[trump][col % 4],
-                              jnp.arange(n)))
-    return obs[..., idx]
 
 
 @struct.dataclass
@@ -161,46 +57,46 @@ class State:
     rewards: Array
     terminated: Array
     step_count: Array
-    phase: Array
-    level: Array
-    trump: Array
-    dealer: Array
-    deal_first: Array
-    decl_seat: Array
-    decl_kind: Array
-    decl_suit: Array
-    turn: Array
-    burier: Array
-    buried: Array
-    passes: Array
+    phase: Array  # 0 DECLARE, 1 BURY, 2 CHAODI, 3 PLAY (tricks), 4 OVER
+    level: Array  # rank index 0..12 (2..A)
+    trump: Array  # suit 0..3, or 4 = NT
+    dealer: Array  # -1 until the last declarer deals (dealer="declarer")
+    deal_first: Array  # the seat that received the first card
+    decl_seat: Array  # -1: no declaration yet
+    decl_kind: Array  # 0 none, 1 single, 2 pair, 3 XJ pair, 4 DJ pair
+    decl_suit: Array  # 0..3, or 4 = NT (a joker pair)
+    turn: Array  # declaration turn 0..103
+    burier: Array  # the seat that buries, or last buried, the kitty
+    buried: Array  # cards buried so far (0..8)
+    passes: Array  # chaodi passes in a row
     leader: Array
     trick_no: Array
-    trick: Array
-    num_in_trick: Array
-    lead_suit: Array
-    lead_n: Array
-    lead_k1: Array
-    lead_pairs: Array
-    lead_tractors: Array
-    follow_base: Array
-    played: Array
-    revealed: Array
-    voids: Array
-    last_trick: Array
+    trick: Array  # [seat, type] cards on the table, the partial move of the seat to act included
+    num_in_trick: Array  # plays of the trick that are complete
+    lead_suit: Array  # the current lead's effective suit
+    lead_n: Array  # the lead's cards
+    lead_k1: Array  # pairs in the lead's longest tractor
+    lead_pairs: Array  # the lead's pairs
+    lead_tractors: Array  # the length (pairs) of each of the lead's tractors, longest first
+    follow_base: Array  # the cards of a follow's finished units against several tractors
+    played: Array  # [seat, type]
+    revealed: Array  # [seat, type]: cards known to be in a hand (from failed throws)
+    voids: Array  # [seat, effective suit]: shown by not following
+    last_trick: Array  # [seat, type]
     last_leader: Array
     last_winner: Array
     hand_sizes: Array
-    attacker_points: Array
+    attacker_points: Array  # points taken in tricks
     defender_points: Array
-    kitty_points: Array
+    kitty_points: Array  # the kitty's points, filled at the end
     kitty_bonus: Array
-    penalty: Array
-    level_gain: Array
-    _hands: Array
-    _kitty: Array
-    _deal: Array
-    _bury_mark: Array
-    _takers: Array
+    penalty: Array  # failed-throw points, signed for the attackers, added to their score at the end
+    level_gain: Array  # [team]
+    _hands: Array  # [seat, type]
+    _kitty: Array  # [type]
+    _deal: Array  # [108] the deal order; cards 100..107 form the first kitty
+    _bury_mark: Array  # [seat, type]: each seat's last burial, for sample_hidden
+    _takers: Array  # [a, b]: seat b took the kitty (chaodi) after a's last burial
 
 
 # ---------------------------------------------------------------------------- the env
@@ -217,9 +113,6 @@ def _jitted(env, name: str):
     return _JITS[key]
 
 
-def _onehot(i, n):
-    return (jnp.arange(n) == i)
-
 
 class Tractor(Env):
     name = "tractor"
@@ -227,7 +120,7 @@ class Tractor(Env):
     num_actions = NUM_ACTIONS
     teams = (0, 1, 0, 1)
     illegal_penalty = 3.0
-    observation_shape = (OBS_SIZE,)
+    observation_shape = (tobs.OBS_SIZE,)
 
     max_steps = 620  # a bound: 104 declare + 8 bury + 76 chaodi + 425 trick sub-actions = 613
 
@@ -592,126 +485,20 @@ class Tractor(Env):
                          terminated=jnp.bool_(True), phase=jnp.int32(OVER))
 
     # ------------------------------------------------------------------ observations
-    def _rel(self, x, seat):
-        """Rows of a per-seat array reordered self, left (next), opposite, right."""
-        return jnp.stack([x[(seat + i) % 4] for i in range(4)])
-
     def observe(self, state: State, seat) -> Array:
-        """float32[OBS_SIZE]: own hand /2 (54), level one-hot (13), trump one-hot (5), dealer
-        relative one-hot (4), phase one-hot (5); relative to ``seat`` (self, next, opposite,
-        previous): cards on the table, cards played, revealed cards, last trick (4 x 4 x 54 / 2);
-        shown voids (4 x 5); leader of the trick and of the last trick (4 + 4, relative one-hot);
-        attacker points, defender points /200 and trick number /25 (3); declarer relative (4); the
-        kitty /2 if ``seat`` buried it (54)."""
-        s = state
-        rel = lambda i: _onehot((i - seat) % 4, 4) & (i >= 0)  # noqa: E731
-        kitty_known = (s.burier == seat) & (s.phase >= BURY)
-        parts = [
-            s._hands[seat] / 2.0, _onehot(s.level, 13), _onehot(s.trump, 5), rel(s.dealer),
-            _onehot(s.phase, 5),
-            self._rel(s.trick, seat) / 2.0, self._rel(s.played, seat) / 2.0,
-            self._rel(s.revealed, seat) / 2.0, self._rel(s.last_trick, seat) / 2.0,
-            self._rel(s.voids, seat), rel(s.leader) & (s.phase == PLAY), rel(s.last_leader),
-            jnp.array([s.attacker_points / 200.0, s.defender_points / 200.0, s.trick_no / 25.0]),
-            rel(s.decl_seat), jnp.where(kitty_known, s._kitty / 2.0, 0.0),
-        ]
-        return jnp.concatenate([jnp.asarray(x, jnp.float32).reshape(-1) for x in parts])
+        """float32[OBS_SIZE] (:func:`tractor_observe.observe`)."""
+        return tobs.observe(state, seat)
 
     def observe_oracle(self, state: State, seat) -> Array:
-        """``observe`` followed by every hand (relative to ``seat``) and the kitty, /2
-        (``float32[ORACLE_SIZE]``)."""
-        extra = jnp.concatenate([self._rel(state._hands, seat).reshape(-1), state._kitty]) / 2.0
-        return jnp.concatenate([self.observe(state, seat), extra.astype(jnp.float32)])
+        """float32[ORACLE_SIZE]: ``observe``, every hand and the kitty
+        (:func:`tractor_observe.observe_oracle`)."""
+        return tobs.observe_oracle(state, seat)
 
     # ------------------------------------------------------------------ hidden information
     def sample_hidden(self, key: PRNGKey, state: State, seat) -> State:
-        """A full state consistent with what ``seat`` has seen: the cards it has not seen (others'
-        hands less their revealed cards, the kitty unless ``seat`` buried it, the undealt cards)
-        are re-dealt at random, each place keeping its size, no seat receiving an effective suit it
-        has shown void in, and the cards ``seat`` buried before a chaodi took them over (less those
-        the takers have shown since) staying in the takers' hands or the kitty.  Cards are placed
-        one at a time in random order, each to a place drawn in proportion to its free room among
-        those that keep the rest placeable (Hall's condition over the sets of card classes: 5
-        effective suits, each free or held to the takers), so sampling never dead-ends; with no
-        voids and no such cards it is uniform.  (A seat that takes its own buried cards back
-        forgets where the others went; pairs not followed are not tracked.)"""
-        s = state
-        seats = jnp.arange(4)
-        hands = s._hands.astype(jnp.int32)
-        known_kitty = (s.burier == seat) & (s.phase >= BURY)
-        others = seats != seat
-        # cards of other seats everybody has seen: revealed ones, and a move being built
-        building = (s.phase == PLAY) & (seats == s.current_player)
-        rev = jnp.where(building[:, None], jnp.maximum(s.revealed, s.trick), s.revealed)
-        rev = rev.astype(jnp.int32)
-        hid_hand = jnp.where(others[:, None], hands - rev, 0)  # [4, 54]
-        in_kitty_phase = s.phase >= BURY
-        hid_kitty = jnp.where(in_kitty_phase & ~known_kitty, s._kitty.astype(jnp.int32), 0)
-        undealt_from = jnp.where(s.phase == DECLARE, s.turn + 1, 108)
-        pos = jnp.arange(108)
-        undealt = (pos >= undealt_from) & (pos < 108)
-        # the first kitty stays in the deal until it is taken
-        deck_counts = jnp.zeros(NUM_TYPES, jnp.int32).at[s._deal.astype(jnp.int32)].add(undealt)
-        pool = jnp.sum(hid_hand, axis=0) + hid_kitty + deck_counts  # [54]
-        room = jnp.concatenate([jnp.sum(hid_hand, axis=1), jnp.sum(hid_kitty)[None],
-                                jnp.sum(deck_counts)[None]])  # 6 places
-        eff, _, _ = tm.context(s.level, s.trump)
-        eff = eff[:NUM_TYPES]
-        void = jnp.where(s.phase == PLAY, s.voids, False)  # [4, 5]
-        takes_suit = jnp.concatenate([~void, jnp.ones((2, 5), bool)])  # [6 places, 5 suits]
-        # copies of this seat's earlier burial still hidden: only with the takers or in the kitty
-        takers = s._takers[seat] & others
-        shown = jnp.sum(jnp.where(takers[:, None], s.played.astype(jnp.int32) + rev, 0), axis=0)
-        held_back = jnp.clip(s._bury_mark[seat].astype(jnp.int32) - shown, 0, pool)
-        held_back = jnp.where(known_kitty, 0, held_back)
-        to_takers = jnp.concatenate([takers, jnp.array([True, False])])  # [6]
-        takes = jnp.concatenate([takes_suit, takes_suit & to_takers[:, None]], axis=1)  # [6, 10]
-        # physical copies: copy 0 / 1 of each type, present when pool > copy; class = suit, +5
-        # for a copy held to the takers
-        ptype = jnp.arange(108) % NUM_TYPES
-        copy = jnp.arange(108) // NUM_TYPES
-        pclass = eff[ptype] + 5 * (copy < held_back[ptype])
-        present = copy < pool[ptype]
-        rem = jnp.zeros(10, jnp.int32).at[pclass].add(present)
-        subsets = jnp.asarray((np.arange(1024)[:, None] >> np.arange(10)) & 1, bool)  # [1024, 10]
-        reach = jnp.any(subsets[:, :, None] & takes.T[None], axis=1).astype(jnp.int32)  # [1024, 6]
-        sub_i = subsets.astype(jnp.int32)
-
-        def feasible(room, rem):  # Hall's condition over the sets of classes
-            return jnp.all(sub_i @ rem <= reach @ room)
-
-        def place(carry, inp):
-            room, rem = carry
-            card, k, ok = inp
-            cls = pclass[card]
-            rem_after = rem.at[cls].add(-1)
-            fits = jax.vmap(lambda j: feasible(room.at[j].add(-1), rem_after))(jnp.arange(6))
-            w = jnp.where(fits & takes[:, cls] & (room > 0), room, 0).astype(jnp.float32)
-            w = jnp.where(jnp.sum(w) > 0, w, room.astype(jnp.float32))  # never needed
-            j = jnp.where(ok, jax.random.categorical(k, jnp.log(w)), 6)
-            room = room.at[jnp.minimum(j, 5)].add(jnp.where(ok, -1, 0))
-            rem = jnp.where(ok, rem_after, rem)
-            return (room, rem), j
-
-        k1, k2 = jax.random.split(key)
-        order = jnp.argsort(jnp.where(present, jax.random.uniform(k1, (108,)), 2.0))
-        _, dest = jax.lax.scan(place, (room, rem), (order, jax.random.split(k2, 108), present[order]))
-        onehot = (dest[:, None] == jnp.arange(6)[None, :]).astype(jnp.int32)  # [108, 6]
-        per = jnp.zeros((NUM_TYPES, 6), jnp.int32).at[ptype[order]].add(onehot)  # [54, 6]
-        new_hands = jnp.where(others[:, None], rev + per[:, :4].T, hands)
-        new_kitty = jnp.where(in_kitty_phase & ~known_kitty, per[:, 4], s._kitty.astype(jnp.int32))
-        # the undealt cards, in the deck order of the places that were undealt
-        deck_cards = jnp.where(dest == 5, ptype[order], 99)
-        deck_sorted = jnp.sort(deck_cards)  # types of the new deck tail (random order is not
-        perm = jax.random.permutation(k1, 108)  # needed for consistency, but keeps it uniform)
-        tail = deck_sorted[jnp.argsort(jnp.where(deck_sorted < 99, perm, 1000))]
-        idx = jnp.cumsum(undealt) - 1
-        new_deal = jnp.where(undealt, tail[jnp.clip(idx, 0, 107)], s._deal.astype(jnp.int32))
-        world = s.replace(_hands=new_hands.astype(jnp.int8), _kitty=new_kitty.astype(jnp.int8),
-                          _deal=new_deal.astype(jnp.int8))
-        mask = jnp.where(s.terminated | (s.current_player == seat), s.legal_action_mask,
-                         self._legal_mask(world))
-        return world.replace(legal_action_mask=mask)
+        """A full state consistent with what ``seat`` has seen
+        (:func:`tractor_hidden.sample_hidden`)."""
+        return tractor_hidden.sample_hidden(self, key, state, seat)
 
     # ------------------------------------------------------------------ people
     def action_to_str(self, action: int) -> str:

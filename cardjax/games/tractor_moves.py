@@ -32,6 +32,8 @@ TRUMP = 4
 NT = 4
 NUM_POS = 16
 NUM_ALT = 4
+# the phases of a hand (the env's ``State.phase``), here so that the env's modules share them
+DECLARE, BURY, CHAODI, PLAY, OVER = range(5)
 
 SUITS = "SHDC"
 SUIT_SYMBOLS = "♠♥♦♣"

@@ -22,6 +22,7 @@ import cardjax
 from cardjax.cli import boolean, non_negative_float
 from cardjax.games import tractor
 from cardjax.games import tractor_moves as tm
+from cardjax.games import tractor_observe
 from cardjax.train.dmc.adapter import Adapter, Game
 
 ROLE_NAMES = ("declare", "bury", "chaodi", "play")  # one network per phase
@@ -103,7 +104,7 @@ def trick_facts(state, dynamic: bool = False):
     me = state.current_player
     unseen = tractor.unseen_cards(state, me).astype(jnp.float32) / 2.0
     if dynamic:
-        unseen = tractor.cards_to_dynamic(unseen, state.level, state.trump)
+        unseen = tractor_observe.cards_to_dynamic(unseen, state.level, state.trump)
     holder = tractor.trick_holder(state, me)
     rel = (jnp.arange(4) == (holder - me) % 4) & (holder >= 0)
     points = jnp.sum(state.trick.astype(jnp.int32) * jnp.asarray(tm.POINTS)[:tractor.NUM_TYPES])
@@ -124,7 +125,7 @@ def make_game(cfg, env=None) -> Game:
         return jnp.round(x * SCALE).astype(jnp.uint8)
 
     def encode(x, state):
-        return tractor.to_dynamic(x, state.level, state.trump) if dynamic else x
+        return tractor_observe.to_dynamic(x, state.level, state.trump) if dynamic else x
 
     def features(state):
         x = encode(env.observe(state, state.current_player), state)
@@ -134,7 +135,7 @@ def make_game(cfg, env=None) -> Game:
 
     def hidden(state):  # every hand relative to the acting seat, and the kitty
         full = env.observe_oracle(state, state.current_player)
-        return quantize(encode(full, state)[tractor.OBS_SIZE:])
+        return quantize(encode(full, state)[tractor_observe.OBS_SIZE:])
 
     def action_rows(state):
         return jnp.arange(tractor.NUM_ACTIONS) + tractor.NUM_ACTIONS * (5 * state.level
