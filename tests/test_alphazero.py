@@ -194,7 +194,11 @@ s1, m1 = sharded.step(s)
 assert s1.buffer.value.sharding.spec[2] == "data", s1.buffer.value.sharding
 r1, n1 = single.step(single.init(jax.random.PRNGKey(3)))
 np.testing.assert_allclose(float(m1["loss"]), float(n1["loss"]), rtol=1e-4)
-np.testing.assert_array_equal(np.asarray(s1.buffer.policy), np.asarray(r1.buffer.policy))
+# the same games (the positions are equal); the search's softmax targets may differ in the last
+# bit, as the sharded program sums in another order
+np.testing.assert_array_equal(np.asarray(s1.buffer.obs), np.asarray(r1.buffer.obs))
+np.testing.assert_allclose(np.asarray(s1.buffer.policy), np.asarray(r1.buffer.policy),
+                           rtol=1e-5, atol=1e-6)
 print("ok", float(m1["loss"]))
 """
     assert run_on_cpu_devices(code, 4).startswith("ok")
