@@ -43,7 +43,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from cardjax.core import random_action
+from cardjax.core import Agent, random_action
 from cardjax.games import doudizhu_moves as moves
 from cardjax.games.doudizhu_moves import NUM_ACTIONS, NUM_RANKS, PASS, TWO, action_index
 
@@ -159,6 +159,4 @@ def _act(env, rlcard_partner_quirk, params, key, state):
 
 def make(env, rlcard_partner_quirk: bool = False):
     """The rule player for ``env`` (a ``DouDizhu``): ``Agent("rule", act)``."""
-    from cardjax.core import Agent
-
     return Agent("rule", functools.partial(_act, env, bool(rlcard_partner_quirk)))

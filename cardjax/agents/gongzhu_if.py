@@ -50,6 +50,7 @@ import numpy as np
 
 from cardjax.agents import gongzhu_features as F
 from cardjax.cards import card_index
+from cardjax.core import Agent
 from cardjax.games import gongzhu as gz
 
 CARDS = np.arange(gz.NUM_CARDS)
@@ -178,6 +179,4 @@ def act(env, params, key, state):
 
 
 def make(env):
-    from cardjax.core import Agent
-
     return Agent("if", partial(act, env))

@@ -1,6 +1,6 @@
 """Mr Random: a uniformly random legal action. Works for every game."""
 
-from cardjax.core import random_action
+from cardjax.core import Agent, random_action
 
 
 def act(params, key, state):
@@ -9,6 +9,4 @@ def act(params, key, state):
 
 
 def make(env):
-    from cardjax.core import Agent
-
     return Agent("random", act)

@@ -75,6 +75,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from cardjax.core import Agent
 from cardjax.games import tractor as T
 from cardjax.games import tractor_moves as tm
 
@@ -256,6 +257,4 @@ def _act(env, params, key, state):
 
 def make(env):
     """The rule player for ``env`` (a ``Tractor``): ``Agent("rule", act)``."""
-    from cardjax.core import Agent
-
     return Agent("rule", functools.partial(_act, env))

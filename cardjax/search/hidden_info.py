@@ -22,6 +22,7 @@ from typing import Any, Callable, NamedTuple
 import jax
 import jax.numpy as jnp
 
+from cardjax.core import Agent
 from cardjax.search import mcts
 
 Array = jax.Array
@@ -135,8 +136,6 @@ def make_agent(env, value_fn: Callable | None = None, params=None, *, name: str 
     agent's ``params`` field holds the initial ones), so one compiled ``act`` serves every new
     set of weights; ``sample_worlds`` and the other options are :func:`decide`'s.
     """
-    from cardjax.core import Agent
-
     if value_fn is None:
         zero = mcts.zero_value(env)
 
