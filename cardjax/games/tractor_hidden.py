@@ -5,8 +5,6 @@ when a chaodi took them over), the worlds a search over hidden information plays
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -15,14 +13,11 @@ from cardjax.core import PRNGKey
 from cardjax.games import tractor_moves as tm
 from cardjax.games.tractor_moves import BURY, DECLARE, NUM_TYPES, PLAY
 
-if TYPE_CHECKING:
-    from cardjax.games.tractor import State, Tractor
 
-
-def sample_hidden(env: Tractor, key: PRNGKey, state: State, seat) -> State:
-    """A full state consistent with what ``seat`` has seen: the cards it has not seen (others'
-    hands less their revealed cards, the kitty unless ``seat`` buried it, the undealt cards)
-    are re-dealt at random, each place keeping its size, no seat receiving an effective suit it
+def sample_hidden(env, key: PRNGKey, state, seat):
+    """A full state of the Tractor ``env`` consistent with what ``seat`` has seen in ``state``:
+    the cards it has not seen (others' hands less their revealed cards, the kitty unless
+    ``seat`` buried it, the undealt cards) are re-dealt at random, each place keeping its size, no seat receiving an effective suit it
     has shown void in, and the cards ``seat`` buried before a chaodi took them over (less those
     the takers have shown since) staying in the takers' hands or the kitty.  Cards are placed
     one at a time in random order, each to a place drawn in proportion to its free room among

@@ -6,17 +6,12 @@ Pure functions of a :class:`~cardjax.games.tractor.State`; the env's ``observe``
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from cardjax.games import tractor_moves as tm
 from cardjax.games.tractor_moves import BURY, PLAY
-
-if TYPE_CHECKING:
-    from cardjax.games.tractor import State
 
 Array = jax.Array
 
@@ -33,7 +28,7 @@ def _rel(x, seat):
     return jnp.stack([x[(seat + i) % 4] for i in range(4)])
 
 
-def observe(state: State, seat) -> Array:
+def observe(state, seat) -> Array:
     """float32[OBS_SIZE]: own hand /2 (54), level one-hot (13), trump one-hot (5), dealer
     relative one-hot (4), phase one-hot (5); relative to ``seat`` (self, next, opposite,
     previous): cards on the table, cards played, revealed cards, last trick (4 x 4 x 54 / 2);
@@ -55,7 +50,7 @@ def observe(state: State, seat) -> Array:
     return jnp.concatenate([jnp.asarray(x, jnp.float32).reshape(-1) for x in parts])
 
 
-def observe_oracle(state: State, seat) -> Array:
+def observe_oracle(state, seat) -> Array:
     """``observe`` followed by every hand (relative to ``seat``) and the kitty, /2
     (``float32[ORACLE_SIZE]``)."""
     extra = jnp.concatenate([_rel(state._hands, seat).reshape(-1), state._kitty]) / 2.0
