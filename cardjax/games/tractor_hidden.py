@@ -17,14 +17,15 @@ from cardjax.games.tractor_moves import BURY, DECLARE, NUM_TYPES, PLAY
 def sample_hidden(env, key: PRNGKey, state, seat):
     """A full state of the Tractor ``env`` consistent with what ``seat`` has seen in ``state``:
     the cards it has not seen (others' hands less their revealed cards, the kitty unless
-    ``seat`` buried it, the undealt cards) are re-dealt at random, each place keeping its size, no seat receiving an effective suit it
-    has shown void in, and the cards ``seat`` buried before a chaodi took them over (less those
-    the takers have shown since) staying in the takers' hands or the kitty.  Cards are placed
-    one at a time in random order, each to a place drawn in proportion to its free room among
-    those that keep the rest placeable (Hall's condition over the sets of card classes: 5
-    effective suits, each free or held to the takers), so sampling never dead-ends; with no
-    voids and no such cards it is uniform.  (A seat that takes its own buried cards back
-    forgets where the others went; pairs not followed are not tracked.)"""
+    ``seat`` buried it, the undealt cards) are re-dealt at random, each place keeping its size,
+    no seat receiving an effective suit it has shown void in, and the cards ``seat`` buried
+    before a chaodi took them over (less those the takers have shown since) staying in the
+    takers' hands or the kitty. Cards are placed one at a time in random order, each to a place
+    drawn in proportion to its free room among those that keep the rest placeable (Hall's
+    condition over the sets of card classes: 5 effective suits, each free or held to the
+    takers), so sampling never dead-ends; with no voids and no such cards it is uniform. (A seat
+    that takes its own buried cards back forgets where the others went; pairs not followed are
+    not tracked.)"""
     s = state
     seats = jnp.arange(4)
     hands = s._hands.astype(jnp.int32)
