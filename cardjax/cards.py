@@ -49,22 +49,32 @@ def card_str(index: int) -> str:
 
 
 def parse_cards(text: str | Iterable[str]) -> np.ndarray:
-    """Card indices of a space/comma separated string (or a list of strings), in the given order."""
+    """Card indices of a space/comma separated string (or a list of strings), in the given order.
+
+    ``ValueError`` for anything but a string or a list of strings, for an unknown card and for a
+    card named twice (one deck holds each card once)."""
     if isinstance(text, str):
         parts = text.replace(",", " ").split()
-    else:
+    elif isinstance(text, Iterable):
         parts = list(text)
-    return np.array([card_index(p) for p in parts], dtype=np.int32)
+    else:
+        raise ValueError(f"cards must be a string like 'SQ DJ C10' or a list of card strings, "
+                         f"got {text!r}")
+    idx = np.array([card_index(p) for p in parts], dtype=np.int32)
+    seen, twice = set(), []
+    for i in idx.tolist():
+        if i in seen:
+            twice.append(card_str(i))
+        seen.add(i)
+    if twice:
+        raise ValueError(f"card {twice[0]} is named twice in {text!r}")
+    return idx
 
 
 def cards_mask(text: str | Iterable[str]) -> np.ndarray:
-    """bool[52] mask of the cards in ``text``; a card named twice raises ``ValueError``."""
-    idx = parse_cards(text)
+    """bool[52] mask of the cards in ``text`` (:func:`parse_cards`'s errors)."""
     mask = np.zeros(NUM_CARDS, dtype=bool)
-    for i in idx:
-        if mask[i]:
-            raise ValueError(f"card {card_str(i)} is named twice")
-        mask[i] = True
+    mask[parse_cards(text)] = True
     return mask
 
 

@@ -70,6 +70,13 @@ def test_parse_and_print():
         cards.cards_mask("SQ DJ sq")
     with pytest.raises(ValueError, match="XX"):
         cards.parse_cards("SQ XX")
+    # a card twice is refused by both, not only by the mask
+    for text in ("SQ SQ", ["DJ", "SQ", "dj"]):
+        with pytest.raises(ValueError, match="named twice"):
+            cards.parse_cards(text)
+    for bad in (None, 10):
+        with pytest.raises(ValueError, match="a string like 'SQ DJ C10' or a list"):
+            cards.parse_cards(bad)
     with pytest.raises(ValueError, match="52"):
         cards.cards_str(np.zeros(51, bool))
 
