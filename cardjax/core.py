@@ -178,6 +178,9 @@ def reset_finished(state, init_fn: Callable, key: PRNGKey):
     return jax.lax.cond(jnp.any(done), deal, lambda s: s, state)
 
 
+LEGAL_SHOWN = 12  # legal actions named in an illegal-action error; the rest are counted
+
+
 class CheckedEnv:
     """Eager twin of an env: the same functions, but ``step`` validates its arguments and raises
     ``ValueError`` on an illegal action, naming the action and the legal ones."""
@@ -203,11 +206,14 @@ class CheckedEnv:
             return env.step(state, a, key)
         mask = np.asarray(state.legal_action_mask)
         if not 0 <= a < env.num_actions or not mask[a]:
-            legal = [env.action_to_str(i) for i in np.flatnonzero(mask)]
+            ids = np.flatnonzero(mask)
+            legal = ", ".join(env.action_to_str(i) for i in ids[:LEGAL_SHOWN])
+            if ids.size > LEGAL_SHOWN:
+                legal += f", ... ({ids.size} legal actions in all)"
             what = env.action_to_str(a) if 0 <= a < env.num_actions else "out of range"
             raise ValueError(
                 f"illegal action {a} ({what}) for seat {int(state.current_player)} at step "
-                f"{int(state.step_count)}; legal actions: {', '.join(legal)}"
+                f"{int(state.step_count)}; legal actions: {legal}"
             )
         return env.step(state, a, key)
 
