@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
+from typing import Callable
 
 
 def _parse(text: str, cast, ok, what: str):
@@ -58,3 +60,15 @@ def boolean(text: str) -> bool:
     if text.lower() not in _BOOLS:
         raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
     return _BOOLS[text.lower()]
+
+
+def run_command(main: Callable) -> None:
+    """Run a command's ``main()``: an error it raises as ``SystemExit("error: ...")`` is printed
+    as its one line and the command exits with status 2, as argparse does for a bad flag."""
+    try:
+        main()
+    except SystemExit as e:
+        if isinstance(e.code, str):
+            print(e.code, file=sys.stderr)
+            raise SystemExit(2) from None
+        raise

@@ -34,6 +34,7 @@ import jax
 import cardjax
 from cardjax import agents
 from cardjax.agents import dmc as dmc_agent
+from cardjax.cli import run_command
 from cardjax.eval import arena
 from cardjax.train import dmc
 from cardjax.train.dmc import cli as dmc_cli
@@ -90,4 +91,4 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

@@ -32,7 +32,7 @@ import sys
 
 import cardjax
 from cardjax import agents
-from cardjax.cli import positive_int
+from cardjax.cli import positive_int, run_command
 from cardjax.eval import arena
 
 
@@ -120,4 +120,4 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

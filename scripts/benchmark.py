@@ -46,7 +46,7 @@ try:  # running as ``python scripts/benchmark.py`` from anywhere
 except ImportError:  # pragma: no cover - the repo is not installed
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     import cardjax
-from cardjax.cli import positive_float, positive_int
+from cardjax.cli import positive_float, positive_int, run_command
 from cardjax.core import reset_finished
 
 DEFAULT_BATCH_SIZES = (1, 4, 16, 64, 256, 1024, 4096, 16384, 65536)
@@ -615,4 +615,4 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

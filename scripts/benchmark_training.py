@@ -26,7 +26,7 @@ import time
 
 import jax
 
-from cardjax.cli import positive_int
+from cardjax.cli import positive_int, run_command
 from cardjax.train import alphazero, dmc, sharding
 
 DMC_GAMES = {"douzero": "doudizhu", "shengji": "tractor", "gongzhu_dmc": "gongzhu"}
@@ -173,4 +173,4 @@ def main(argv=None) -> list[dict]:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

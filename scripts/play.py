@@ -21,6 +21,7 @@ import numpy as np
 
 import cardjax
 from cardjax import agents, cards
+from cardjax.cli import run_command
 
 SEAT_NAMES = ("South", "West", "North", "East")
 
@@ -132,4 +133,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

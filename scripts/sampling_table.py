@@ -17,7 +17,7 @@ import json
 import cardjax
 from cardjax import agents
 from cardjax.agents import scrofazero
-from cardjax.cli import positive_int
+from cardjax.cli import positive_int, run_command
 from cardjax.eval import arena
 
 ROWS = (
@@ -70,4 +70,4 @@ def main(argv=None) -> list[dict]:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

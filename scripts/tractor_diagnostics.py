@@ -21,7 +21,7 @@ import json
 
 import cardjax
 from cardjax import agents
-from cardjax.cli import positive_int
+from cardjax.cli import positive_int, run_command
 from cardjax.eval import arena
 from cardjax.eval.tractor_diagnostics import phase_mix, play_stats
 
@@ -73,4 +73,4 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)
