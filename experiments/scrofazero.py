@@ -31,7 +31,7 @@ import jax
 
 from cardjax import agents
 from cardjax.agents import scrofazero as scrofazero_agent
-from cardjax.cli import non_negative_int, positive_float, positive_int
+from cardjax.cli import non_negative_int, positive_float, positive_int, run_command
 from cardjax.eval import arena
 from cardjax.train import alphazero, runner
 
@@ -137,7 +137,7 @@ def main(argv=None) -> dict:
     state = runner.run(out=args.out, state=state, step=train.step, config=cfg.to_dict(),
                        iterations=args.iterations, units_per_iteration=cfg.positions,
                        evaluate=evaluate, eval_every=eval_every, eval_info=info,
-                       checkpoint_every=args.checkpoint_every,
+                       eval_name="WPG vs two Mr Greeds", checkpoint_every=args.checkpoint_every,
                        progress=not args.no_progress, is_main=is_main, checkpoints=ckpt,
                        title=f"ScrofaZero {cfg.num_envs} games/it, net {cfg.width}x{cfg.depth}")
     summary = {"iteration": int(state.iteration), "out": args.out}
@@ -151,4 +151,4 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

@@ -31,6 +31,19 @@ class Checkpoints:
         """The iteration of the newest complete checkpoint, or None."""
         return self.manager.latest_step()
 
+    def steps(self) -> list[int]:
+        """The iterations of the complete checkpoints, newest first."""
+        return sorted(self.manager.all_steps(), reverse=True)
+
+    def set_aside(self, iteration: int) -> str:
+        """Rename the checkpoint of ``iteration`` to ``unreadable-<iteration>`` (kept for a
+        person to look at; the manager no longer sees it) and return the new path."""
+        old = os.path.join(self.directory, str(iteration))
+        new = os.path.join(self.directory, f"unreadable-{iteration}")
+        os.replace(old, new)
+        self.manager.reload()
+        return new
+
     def save(self, iteration: int, state: Any, config: dict) -> None:
         self.manager.save(int(iteration), args=ocp.args.Composite(
             state=ocp.args.StandardSave(state), config=ocp.args.JsonSave(config)))

@@ -19,9 +19,12 @@ Files in the run directory ``out``:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import json
 import os
+import re
 import sys
 import time
 from typing import Any, Callable
@@ -161,6 +164,7 @@ def begin(args, resolve: Callable, make_train: Callable):
     resolve the run's config (``resolve(args) -> (config, latest iteration or None)``), build the
     trainer on the games mesh (``make_train(config, mesh)``) and its fresh or restored state.
     Returns ``(config, train, state, checkpoints, is_main)``."""
+    check_writable(args.out, create=not args.resume)
     if args.multihost:
         jax.distributed.initialize()
     is_main = jax.process_index() == 0
@@ -179,16 +183,78 @@ def announce(name: str, details: str, params, out: str) -> None:
           f"device(s); {details} ({count:,} params), out {out}", file=sys.stderr)
 
 
+def check_writable(out: str, create: bool = True) -> None:
+    """``SystemExit`` with a one-line error unless the run directory ``out`` can be written
+    (checked before any work).  ``create``: make it if missing (a new run); otherwise a missing
+    directory is left for :func:`resolve_config` to refuse, so a mistyped ``--resume`` creates
+    nothing."""
+    if not create and not os.path.isdir(out):
+        return
+    probe = os.path.join(out, f".write-check-{os.getpid()}")
+    try:
+        os.makedirs(out, exist_ok=True)
+        with open(probe, "w"):
+            pass
+        os.remove(probe)
+    except OSError as e:
+        raise SystemExit(f"error: --out {out}: cannot write there ({e.strerror or e})") from None
+
+
+def unreadable(e: Exception, where: str = "") -> str:
+    """One line on why a checkpoint could not be read: the start of the error, and the file it
+    names (else ``where``)."""
+    text = " ".join(str(e).split())
+    found = re.search(r"(/[^\s'\"]+/checkpoints/[^\s'\"]+)", text)
+    text = text.split(" See full")[0]  # tensorstore appends its whole spec
+    what = text[:120] + ("..." if len(text) > 120 else "") if text else type(e).__name__
+    place = found.group(1) if found else where
+    return f"{what} (file {place})" if place else what
+
+
+@contextlib.contextmanager
+def _quiet_unraisable():
+    """Silence the "Exception ignored in <coroutine ...>" reports that orbax's abandoned reads
+    leave behind when a damaged checkpoint fails (collected here, while silenced)."""
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda *_: None
+    try:
+        yield
+    finally:
+        gc.collect()
+        sys.unraisablehook = hook
+
+
 def initial_state(out: str, latest: int | None, init: Callable, seed: int, is_main: bool = True):
-    """``(state, checkpoints)``: a fresh ``init(PRNGKey(seed))``, or the run's checkpoint
-    ``latest`` restored with the shapes and shardings of ``init``'s state."""
+    """``(state, checkpoints)``: a fresh ``init(PRNGKey(seed))``, or the run's newest intact
+    checkpoint at or before ``latest``, restored with the shapes and shardings of ``init``'s
+    state.  An unreadable checkpoint is reported in one line; once an older one is restored, the
+    unreadable ones are set aside (``checkpoints/unreadable-<iteration>``).  With none intact
+    the run directory is left as it is and the error is a ``SystemExit``."""
     ckpt = Checkpoints(out)
     if latest is None:
         return init(jax.random.PRNGKey(seed)), ckpt
-    state = ckpt.restore(jax.eval_shape(init, jax.random.PRNGKey(0)), latest)
-    if is_main:
-        print(f"resuming {out} at iteration {latest}", file=sys.stderr)
-    return state, ckpt
+    like = jax.eval_shape(init, jax.random.PRNGKey(0))
+    bad = []
+    for step in [s for s in ckpt.steps() if s <= latest]:
+        try:
+            with _quiet_unraisable():
+                state = ckpt.restore(like, step)
+        except Exception as e:  # a damaged checkpoint fails in orbax, tensorstore or JSON
+            why = unreadable(e, os.path.join(ckpt.directory, str(step)))
+            print(f"checkpoint of iteration {step} in {out} is unreadable: {why}",
+                  file=sys.stderr)
+            bad.append(step)
+            continue
+        newer = [s for s in ckpt.steps() if s > step]  # unreadable, here or in readable_config
+        if is_main:
+            for b in newer:
+                print(f"set aside as {ckpt.set_aside(b)}", file=sys.stderr)
+            print(f"resuming {out} at iteration {step}"
+                  + (" (the newest intact checkpoint)" if newer else ""), file=sys.stderr)
+        return state, ckpt
+    ckpt.close()
+    raise SystemExit(f"error: no intact checkpoint in {out} (tried iterations "
+                     f"{', '.join(map(str, bad))}); the run directory is unchanged")
 
 
 def existing_run(out: str) -> int | None:
@@ -210,7 +276,8 @@ def resolve_config(out: str, resume: bool, typed: dict, defaults: dict, from_dic
     latest = existing_run(out)
     if latest is None:
         if resume:
-            print(f"--resume: no checkpoint in {out}; starting a new run", file=sys.stderr)
+            raise SystemExit(f"error: --resume: no run in {out} (no checkpoint); check the "
+                             "directory, or drop --resume to start a new run there")
         try:
             return from_dict({**defaults, **typed}), None
         except ValueError as e:
@@ -218,7 +285,7 @@ def resolve_config(out: str, resume: bool, typed: dict, defaults: dict, from_dic
     if not resume:
         raise SystemExit(f"error: {out} already holds a run (iteration {latest}); pass "
                          "--resume to continue it or choose another --out")
-    saved = Checkpoints(out).config(latest)
+    latest, saved = readable_config(out)
     problem = check_saved(saved) if check_saved else None
     if problem:
         raise SystemExit(f"error: {out}: {problem}")
@@ -228,6 +295,28 @@ def resolve_config(out: str, resume: bool, typed: dict, defaults: dict, from_dic
         raise SystemExit(f"error: {lines}: a resumed run keeps the training flags of its "
                          "checkpoint; drop them or start a new --out")
     return from_dict(saved), latest
+
+
+def readable_config(out: str) -> tuple[int, dict]:
+    """``(iteration, config)`` of the newest checkpoint of ``out`` whose config can be read; each
+    unreadable one is reported in one line (:func:`initial_state` then restores at or before that
+    iteration).  ``SystemExit`` when none can be read."""
+    ckpt = Checkpoints(out)
+    tried = []
+    try:
+        for step in ckpt.steps():
+            try:
+                with _quiet_unraisable():
+                    return step, ckpt.config(step)
+            except Exception as e:  # a damaged checkpoint fails in orbax or JSON
+                item = os.path.join(ckpt.directory, str(step), "config")
+                print(f"checkpoint of iteration {step} in {out} is unreadable: "
+                      f"{unreadable(e, item)}", file=sys.stderr)
+                tried.append(step)
+    finally:
+        ckpt.close()
+    raise SystemExit(f"error: no intact checkpoint in {out} (tried iterations "
+                     f"{', '.join(map(str, tried))}); the run directory is unchanged")
 
 
 def resolve_eval_settings(out: str, resume: bool, args, defaults: dict,
@@ -306,6 +395,8 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
     if start < iterations and hasattr(step, "lower"):
         # compile before the clock starts, so the first iteration's speed is a real one
         t0 = time.perf_counter()
+        if is_main and progress:
+            print("compiling the training step...", file=sys.stderr, flush=True)
         step = compile_step(step, state)
         if is_main and progress:
             print(f"compiled the training step in {time.perf_counter() - t0:.1f} s",
@@ -331,7 +422,10 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
         post = {"loss": f"{m['loss']:.3f}", rate_name.split("_per_")[0] + "/s": f"{rate:,.0f}"}
         if due(i):
             ckpt.wait()
+            bar.set_description(f"evaluating ({eval_name})")
             r = run_eval(i)
+            bar.set_description("train")
+            bar.unpause()  # the ETA counts training iterations only, not the evaluation
             post["eval"] = f"{r['mean']:+.1f}"
         bar.set_postfix(post)
         bar.update(1)
