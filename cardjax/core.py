@@ -25,6 +25,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from cardjax import legal_words
+
 Array = jax.Array
 PRNGKey = jax.Array
 
@@ -70,13 +72,31 @@ class Env:
     def action_to_str(self, action: int) -> str:
         return str(int(action))
 
+    # --- the legal actions: games with a large action table store them packed and override these
+    def legal_words(self, state) -> Array:
+        """uint32[ceil(num_actions / 32)]: the legal actions packed (:mod:`cardjax.legal_words`)."""
+        return legal_words.pack(state.legal_action_mask)
+
+    def is_legal(self, state, action) -> Array:
+        """bool: ``action`` (an id in ``0 .. num_actions - 1``) is legal in ``state``."""
+        return state.legal_action_mask[action]
+
+    def random_action(self, key: PRNGKey, state) -> Array:
+        """int32: a uniformly random legal action (the same one as :func:`random_action` on the
+        state's mask, whatever the representation)."""
+        return random_action(key, state.legal_action_mask)
+
+    def _all_legal(self, state):
+        """``state`` with every action legal (a terminal state's mask)."""
+        return state.replace(legal_action_mask=jnp.ones_like(state.legal_action_mask))
+
     # --- common behaviour ---------------------------------------------------------------
     def step(self, state, action, key: PRNGKey | None = None):
         """One action. Pure and jit/vmap-able; see the module docstring for the edge policies."""
         action = jnp.asarray(action, dtype=jnp.int32)
         in_range = (action >= 0) & (action < self.num_actions)
         safe = jnp.clip(action, 0, self.num_actions - 1)
-        legal = in_range & state.legal_action_mask[safe]
+        legal = in_range & self.is_legal(state, safe)
         played = self._step(state, safe, key)
         punished = self._illegal(state)
         nxt = _select(legal, played, punished)
@@ -101,12 +121,11 @@ class Env:
             -self.illegal_penalty,
             self.illegal_penalty * n_off / jnp.maximum(n_other, 1),
         ).astype(jnp.float32)
-        return state.replace(
+        return self._all_legal(state.replace(
             rewards=rewards,
             terminated=jnp.bool_(True),
-            legal_action_mask=jnp.ones_like(state.legal_action_mask),
             step_count=state.step_count + 1,
-        )
+        ))
 
     @property
     def num_teams(self) -> int:

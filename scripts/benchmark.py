@@ -117,12 +117,12 @@ def make_playout(env, block: int, unroll: int) -> Callable:
     that finished mid-block idles until the block ends and its no-op steps are not counted.
     """
     step = jax.vmap(env.step)
-    act = jax.vmap(cardjax.random_action)
+    act = jax.vmap(env.random_action)
 
     def one(carry, _):
         state, key, finished, length, real = carry
         key, k_act = jax.random.split(key)
-        action = act(jax.random.split(k_act, state.terminated.shape[0]), state.legal_action_mask)
+        action = act(jax.random.split(k_act, state.terminated.shape[0]), state)
         live = ~state.terminated
         state = step(state, action)
         ended = live & state.terminated
@@ -170,7 +170,7 @@ def jaxpr_size(env, batch: int = 8) -> dict:
     auto = jax.vmap(cardjax.auto_reset(env.step, env.init))
 
     def playout_step(state, keys):
-        return auto(state, jax.vmap(cardjax.random_action)(keys, state.legal_action_mask), keys)
+        return auto(state, jax.vmap(env.random_action)(keys, state), keys)
 
     j_step = jax.make_jaxpr(step)(state, action)
     j_play = jax.make_jaxpr(playout_step)(state, keys)

@@ -38,7 +38,7 @@ def random_rollout(env, num_steps, key):
 
     def body(state, k):
         k_act, k_step = jax.random.split(k)
-        action = cardjax.random_action(k_act, state.legal_action_mask)
+        action = env.random_action(k_act, state)
         nxt = env.step(state, action, k_step)
         return nxt, (nxt, action)
 

@@ -71,9 +71,10 @@ def test_env_attributes(name):
     assert env.num_actions >= 2
     assert len(env.teams) == env.num_players
     assert len(set(env.teams)) == 2  # every cardjax game is two sides
-    fields = _field_names(env.init(jax.random.PRNGKey(0)))
-    for f in PUBLIC_FIELDS:
-        assert f in fields
+    state = env.init(jax.random.PRNGKey(0))
+    fields = _field_names(state)
+    for f in PUBLIC_FIELDS:  # a field, or (legal_action_mask) derived from a compact one
+        assert f in fields or isinstance(getattr(type(state), f, None), property), f
     hidden = [f for f in fields if f.startswith("_")]
     assert hidden, "the deal is hidden information and must live in a field starting with '_'"
 
@@ -318,13 +319,36 @@ def test_hidden_information_lives_in_underscore_fields(name):
                 if f.startswith("_"):
                     changed_hidden |= not np.array_equal(getattr(w, f), getattr(s, f))
                     continue
-                if f == "legal_action_mask" and seat != int(s.current_player):
+                if f in ("legal_action_mask", "legal_words") and seat != int(s.current_player):
                     continue
                 np.testing.assert_array_equal(getattr(w, f), getattr(s, f), err_msg=f)
             np.testing.assert_array_equal(
                 np.asarray(c.observe(w, seat)), np.asarray(c.observe(s, seat))
             )
     assert changed_hidden, "sample_hidden never changed the hidden state"
+
+
+def test_legal_action_forms_agree(name):
+    """``env.legal_words``, ``env.is_legal`` and ``env.random_action`` (which a game may read from
+    a compact form) agree with ``legal_action_mask`` and with ``cardjax.random_action`` on it."""
+    from cardjax import legal_words
+
+    c, (first, states, _) = _rollout(name, seed=4)
+    env = c.env
+    end = int(np.argmax(states.terminated))
+    every = jnp.arange(env.num_actions)
+    checks = jax.jit(lambda key, s: (env.legal_words(s), env.random_action(key, s),
+                                     cardjax.random_action(key, s.legal_action_mask),
+                                     jax.vmap(lambda a: env.is_legal(s, a))(every)))
+    for t in sorted({0, end // 3, end // 2, end, min(end + 1, c.max_steps - 1)}):
+        s = tree_index(states, t)
+        mask = np.asarray(s.legal_action_mask)
+        for seed in range(4):
+            words, a, a_mask, legal = checks(jax.random.PRNGKey(seed), s)
+            np.testing.assert_array_equal(np.asarray(legal_words.unpack(words, env.num_actions)),
+                                          mask)
+            np.testing.assert_array_equal(np.asarray(legal), mask)
+            assert int(a) == int(a_mask) and mask[int(a)]
 
 
 def test_observations_and_render(name):

@@ -180,3 +180,15 @@ def test_sample_hidden_is_consistent(env):
         assert np.all(w._hands[i, lord] >= np.maximum(s.bottom[i] - s.played[i, lord], 0))
         mask = np.asarray(ddz.moves.legal_mask(w._hands[i, s.current_player[i]], s.to_beat[i]))
         np.testing.assert_array_equal(w.legal_action_mask[i], mask)
+
+
+def test_deal_is_jax_permutation_dealt_in_order():
+    """``deal_counts`` (no sort) deals exactly what ``jax.random.permutation`` shuffles, 17, 17,
+    17 and 3 cards, over many keys; a JAX release that changed the permutation shows up here."""
+    keys = jax.random.split(jax.random.key(11), 4000)
+    got = np.asarray(jax.jit(jax.vmap(ddz.deal_counts))(keys))
+    order = np.asarray(jax.jit(jax.vmap(lambda k: jax.random.permutation(k, 54)))(keys))
+    ranks = ddz.RANK_OF_CARD[order]
+    for h, (lo, hi) in enumerate([(0, 17), (17, 34), (34, 51), (51, 54)]):
+        want = np.stack([np.bincount(r[lo:hi], minlength=15) for r in ranks])
+        np.testing.assert_array_equal(got[:, h], want)

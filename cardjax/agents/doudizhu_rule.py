@@ -43,17 +43,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from cardjax.core import Agent, random_action
+from cardjax import legal_words
+from cardjax.core import Agent
 from cardjax.games import doudizhu_moves as moves
 from cardjax.games.doudizhu_moves import NUM_ACTIONS, NUM_RANKS, PASS, TWO, action_index
 
 _RANKS = moves.RANKS
-_TYPE = np.asarray(moves.TYPE, np.int32)
-_LENGTH = np.asarray(moves.LENGTH, np.int32)
-# Following: sort key "main rank, then action id" (lower is preferred).
-_FOLLOW_KEY = (np.asarray(moves.MAIN_RANK, np.int64) + 1) * NUM_ACTIONS + np.arange(NUM_ACTIONS)
-_FOLLOW_KEY = _FOLLOW_KEY.astype(np.int32)
-_NOT_PASS = np.arange(NUM_ACTIONS) != PASS
 
 
 def _lead_tables():
@@ -101,19 +96,19 @@ def lead_action(hand) -> jax.Array:
     return jnp.where(rocket, _ROCKET_ID, a).astype(jnp.int32)
 
 
-def follow_action(key, hand_mask, to_beat, yield_trick) -> jax.Array:
+def follow_action(key, words, to_beat, yield_trick) -> jax.Array:
     """int32: the lowest legal move of the move to beat's type and length, else pass when
     ``yield_trick``, else a uniformly random legal action.
 
-    ``hand_mask``: bool[27472], the legal moves.
+    ``words``: the legal moves packed (:mod:`cardjax.legal_words`).  Each type and length is one
+    run of ids ordered by main rank, so the lowest such move is the first legal id of that run.
     """
     b = jnp.maximum(to_beat, 0)
-    same = (hand_mask & jnp.asarray(_NOT_PASS)
-            & (jnp.asarray(_TYPE) == jnp.asarray(_TYPE)[b])
-            & (jnp.asarray(_LENGTH) == jnp.asarray(_LENGTH)[b]))
-    best = jnp.argmin(jnp.where(same, jnp.asarray(_FOLLOW_KEY), jnp.iinfo(jnp.int32).max))
-    other = jnp.where(yield_trick, PASS, random_action(key, hand_mask))
-    return jnp.where(jnp.any(same), best, other).astype(jnp.int32)
+    run = legal_words.span(jnp.asarray(moves.SAME_LO)[b], jnp.asarray(moves.SAME_HI)[b],
+                           words.shape[-1])
+    same = words & run
+    other = jnp.where(yield_trick, PASS, legal_words.sample(key, words))
+    return jnp.where(jnp.any(same != 0), legal_words.first(same), other).astype(jnp.int32)
 
 
 def bid_points(hand) -> jax.Array:
@@ -134,7 +129,7 @@ def _act(env, rlcard_partner_quirk, params, key, state):
     s = state
     me = s.current_player
     hand = s._hands[me]
-    mask = s.legal_action_mask[:NUM_ACTIONS]
+    words = env.legal_words(s)
     peasant = me != s.landlord
     partner = 3 - s.landlord - me
     if rlcard_partner_quirk:
@@ -144,12 +139,11 @@ def _act(env, rlcard_partner_quirk, params, key, state):
         holder = s.to_beat_seat
     yield_trick = peasant & (holder == partner)
     k_follow, k_fallback = jax.random.split(key)
-    a = jnp.where(s.to_beat < 0, lead_action(hand), follow_action(k_follow, mask, s.to_beat,
+    a = jnp.where(s.to_beat < 0, lead_action(hand), follow_action(k_follow, words, s.to_beat,
                                                                     yield_trick))
     # Safety net (never expected to fire on a live game): a legal action.
-    full_mask = s.legal_action_mask
-    ok = full_mask[jnp.clip(a, 0, full_mask.shape[0] - 1)]
-    a = jnp.where(ok, a, random_action(k_fallback, full_mask))
+    ok = env.is_legal(s, jnp.clip(a, 0, env.num_actions - 1))
+    a = jnp.where(ok, a, env.random_action(k_fallback, s))
     if env.bidding:
         want = wanted_bid(hand)
         bid = NUM_ACTIONS + jnp.where(want > s.bid, want, 0)

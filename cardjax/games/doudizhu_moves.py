@@ -37,32 +37,21 @@ rank of a chain or airplane; 13 for the rocket, -1 for pass), ``LENGTH`` int8[A]
 
 Legal moves: the formulation
 ----------------------------
-``legal_mask(hand, to_beat)`` is a handful of integer operations per action, all elementwise over
-27,472-long constant vectors, which XLA fuses into one vectorized loop:
+The legal moves of a state are a set of action ids packed into 860 ``uint32`` words
+(:mod:`cardjax.legal_words`), computed without looking at the 27,472 actions one by one:
 
-1. *Playability by bit masks.*  A count ``c`` of a rank is written in unary over four levels
-   (``c >= 1, 2, 3, 4``); the 15 ranks x 4 levels are 60 bits, held in two int32 words
-   (``lo``: levels 1-2, bits ``r`` and ``15 + r``; ``hi``: levels 3-4).  Per action the table
-   ``NEED_LO/NEED_HI`` holds the bits it needs; the hand is turned into the same two words once
-   per state, and an action is playable iff ``(NEED_LO & ~hand_lo) | (NEED_HI & ~hand_hi) == 0``
-   (for every rank, every level the move needs the hand has): 2 AND-NOT, 1 OR and 1 compare per
-   action instead of 15 byte compares and a reduction.  Bit 30 of ``hi`` means "following": the
-   hand word has it iff there is a move to beat, and pass needs it, so pass is playable exactly
-   when not leading.
-2. *Beating by one key.*  Each action has ``KEY = 16 * class + MAIN_RANK`` where a class is one
-   (type, length), bombs and the rocket share the last class (rocket above every bomb), and pass
-   has the largest key.  For the move to beat ``b`` the allowed keys are ``(KEY[b], CLASS_END[b])``
-   (same type and length, higher rank) plus ``[FLOOR[b], inf)`` (all bombs, the rocket and pass
-   after a non-bomb; after a bomb or the rocket, pass only); when leading, every key.  So
-   following costs three compares per action and two gathers per state.
+1. *Held moves by rank.*  For every rank ``r`` and count ``c`` the table ``TOO_MANY[r, c]`` is the
+   packed set of moves that need more than ``c`` cards of rank ``r``.  A hand holds a move iff no
+   rank excludes it: ``held = ~(TOO_MANY[0, hand[0]] | ... | TOO_MANY[14, hand[14]])`` -- fifteen
+   gathered rows ORed together, about 13,000 word operations per state.
+2. *Beating by id ranges.*  Each (type, length) class is a contiguous run of ids ordered by main
+   rank, and bombs, the rocket and pass come last.  So the moves beating ``b`` are two id ranges:
+   ``[BEAT_LO[b], BEAT_HI[b])`` (same class, higher main rank; higher bombs and the rocket after a
+   bomb) and ``[FLOOR_LO[b], 27472)`` (bombs, rocket and pass after a non-bomb; pass only after a
+   bomb or the rocket).  Leading: ``[0, PASS)``, every move but pass.  Each range becomes a word
+   mask by a few shifts per word.
 
-Measured on 2 shared CPU cores (steps/s = hands masked per second, best of 5): ``jax.jit(legal_mask)``
-on one state 25-50k; ``jax.jit(jax.vmap(legal_mask))`` at batch 1 / 64 / 1024: 23-44k / 150-255k /
-150-250k.  The naive ``all(COUNTS <= hand, axis=1)`` with the same beating logic: 4-7k / 3-6k /
-3-5k, i.e. the bit masks are 30-50x faster at batch sizes of 64 and more.  (Variants measured and
-not kept, equal within the noise: int16 keys; one unsigned compare for the key interval.)  At
-batch >= 64 a state costs ~4-7 us, close to writing its 27 kB of output.
-
+:func:`legal_words` is ``held & ranges``; :func:`legal_mask` unpacks it to the boolean mask.
 :func:`legal_moves` (strings in, strings out) runs the same jitted :func:`legal_mask`.
 """
 
@@ -73,6 +62,8 @@ import itertools
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from cardjax import legal_words
 
 Array = jax.Array
 
@@ -185,51 +176,78 @@ for _a in (COUNTS, TYPE, MAIN_RANK, LENGTH):
 
 
 def _build_legality_tables():
-    """NEED_LO/NEED_HI (int32 bit masks), KEY, CLASS_END, FLOOR (int32) per action."""
-    levels = COUNTS[:, None, :] >= np.arange(1, 5)[None, :, None]  # [A, 4, 15]
-    bits = (1 << np.arange(NUM_RANKS, dtype=np.int64))
-    per_level = (levels * bits).sum(axis=2)  # [A, 4]
-    need_lo = per_level[:, 0] | (per_level[:, 1] << 15)
-    need_hi = per_level[:, 2] | (per_level[:, 3] << 15)
-    need_hi[PASS] |= 1 << 30  # pass needs "following"
+    """TOO_MANY uint32[15, 5, W]; BEAT_LO, BEAT_HI, FLOOR_LO, SAME_LO, SAME_HI int32[A]."""
+    nw = legal_words.num_words(NUM_ACTIONS)
+    counts = COUNTS.astype(np.int32)
+    too_many = np.zeros((NUM_RANKS, 5, nw * legal_words.BITS), bool)
+    for c in range(5):
+        too_many[:, c, :NUM_ACTIONS] = (counts > c).T
+    bits = (1 << np.arange(legal_words.BITS, dtype=np.uint64))
+    too_many = (too_many.reshape(NUM_RANKS, 5, nw, legal_words.BITS) * bits).sum(-1)
 
+    # Classes: one (type, length); bombs and the rocket share the last one.
     is_bombish = (TYPE == BOMB) | (TYPE == ROCKET)
-    classes = sorted({(int(t), int(n)) for t, n in zip(TYPE, LENGTH)
-                      if t not in (BOMB, ROCKET, PASS_T)})
-    class_id = {c: i for i, c in enumerate(classes)}
-    bomb_class = len(classes)
-    cls = np.array([bomb_class if b else class_id.get((int(t), int(n)), -1)
-                    for t, n, b in zip(TYPE, LENGTH, is_bombish)], np.int64)
-    key = 16 * cls + MAIN_RANK
-    pass_key = 16 * (bomb_class + 1)
-    key[PASS] = pass_key
-    class_end = 16 * (cls + 1)
-    floor = np.where(is_bombish, pass_key, 16 * bomb_class)
-    class_end[PASS] = pass_key + 1  # unused: to_beat = pass means leading
-    floor[PASS] = pass_key + 1
+    cls = [("bomb",) if b else (int(t), int(n)) for t, n, b in zip(TYPE, LENGTH, is_bombish)]
+    ids = np.arange(NUM_ACTIONS)
+    beat_lo = np.empty(NUM_ACTIONS, np.int64)
+    beat_hi = np.empty(NUM_ACTIONS, np.int64)
+    same_lo = np.empty(NUM_ACTIONS, np.int64)
+    same_hi = np.empty(NUM_ACTIONS, np.int64)
+    floor_lo = np.where(is_bombish, PASS, int(np.flatnonzero(is_bombish)[0]))
+    order = {}
+    for a, c in enumerate(cls):
+        order.setdefault(c, []).append(a)
+    for c, members in order.items():
+        members = np.asarray(members)
+        assert np.array_equal(members, np.arange(members[0], members[-1] + 1)), c  # contiguous
+        main = MAIN_RANK[members]
+        assert np.all(np.diff(main) >= 0), c  # ordered by main rank
+        for a in members:
+            higher = members[main > MAIN_RANK[a]]
+            beat_lo[a] = higher[0] if higher.size else members[-1] + 1
+            beat_hi[a] = members[-1] + 1
+    for a in ids[:-1]:  # same type and length (the rule player's "same type")
+        same = ids[(TYPE == TYPE[a]) & (LENGTH == LENGTH[a])]
+        same_lo[a], same_hi[a] = same[0], same[-1] + 1
+    beat_lo[PASS] = beat_hi[PASS] = floor_lo[PASS] = NUM_ACTIONS  # unused: pass to beat = leading
+    same_lo[PASS] = same_hi[PASS] = PASS
     i32 = lambda a: np.asarray(a, np.int32)  # noqa: E731
-    return i32(need_lo), i32(need_hi), i32(key), i32(class_end), i32(floor), pass_key
+    return (too_many.astype(np.uint32), i32(beat_lo), i32(beat_hi), i32(floor_lo), i32(same_lo),
+            i32(same_hi))
 
 
-NEED_LO, NEED_HI, KEY, CLASS_END, FLOOR, _PASS_KEY = _build_legality_tables()
-_LEVEL_WEIGHTS = np.array(
-    [[1 << r for r in range(NUM_RANKS)], [1 << (15 + r) for r in range(NUM_RANKS)]], np.int32)
+TOO_MANY, BEAT_LO, BEAT_HI, FLOOR_LO, SAME_LO, SAME_HI = _build_legality_tables()
+NUM_WORDS = TOO_MANY.shape[-1]  # 859
 
 
 # ----------------------------------------------------------------------------- legality
-def hand_bits(hand: Array) -> tuple[Array, Array]:
-    """The two int32 words of a hand's unary counts (levels 1-2 and 3-4; see the docstring)."""
-    hand = jnp.asarray(hand, jnp.int32)
-    w = jnp.asarray(_LEVEL_WEIGHTS)
-    lo = jnp.sum(jnp.where(hand >= 1, w[0], 0) + jnp.where(hand >= 2, w[1], 0), dtype=jnp.int32)
-    hi = jnp.sum(jnp.where(hand >= 3, w[0], 0) + jnp.where(hand >= 4, w[1], 0), dtype=jnp.int32)
-    return lo, hi
+def held_words(hand: Array) -> Array:
+    """uint32[NUM_WORDS]: the moves whose cards are all in ``hand`` (int[15]), pass included."""
+    hand = jnp.clip(jnp.asarray(hand, jnp.int32), 0, 4)
+    rows = jnp.asarray(TOO_MANY)[jnp.arange(NUM_RANKS), hand]  # [15, W]
+    out = rows[0]
+    for r in range(1, NUM_RANKS):
+        out = out | rows[r]
+    return ~out & legal_words.full(NUM_ACTIONS, NUM_WORDS)
 
 
-def playable_mask(hand: Array) -> Array:
-    """bool[A]: the moves whose cards are all in ``hand`` (int[15]); pass excluded."""
-    lo, hi = hand_bits(hand)
-    return ((NEED_LO & ~lo) | (NEED_HI & ~hi)) == 0
+def beating_words(to_beat: Array) -> Array:
+    """uint32[NUM_WORDS]: the moves allowed after ``to_beat`` whatever the hand (-1 or ``PASS``:
+    leading, every move but pass)."""
+    to_beat = jnp.asarray(to_beat, jnp.int32)
+    following = (to_beat >= 0) & (to_beat != PASS)
+    b = jnp.clip(to_beat, 0, NUM_ACTIONS - 1)
+    lo1 = jnp.where(following, jnp.asarray(BEAT_LO)[b], 0)
+    hi1 = jnp.where(following, jnp.asarray(BEAT_HI)[b], PASS)
+    lo2 = jnp.where(following, jnp.asarray(FLOOR_LO)[b], NUM_ACTIONS)
+    return (legal_words.span(lo1, hi1, NUM_WORDS)
+            | legal_words.span(lo2, NUM_ACTIONS, NUM_WORDS))
+
+
+def legal_words_of(hand: Array, to_beat: Array) -> Array:
+    """uint32[NUM_WORDS]: the legal actions packed (:mod:`cardjax.legal_words`); see
+    :func:`legal_mask`."""
+    return held_words(hand) & beating_words(to_beat)
 
 
 def legal_mask(hand: Array, to_beat: Array) -> Array:
@@ -240,18 +258,7 @@ def legal_mask(hand: Array, to_beat: Array) -> Array:
     type and length with a higher main rank, bombs over non-bombs, higher bombs, the rocket.
     Pure array arithmetic, jit/vmap-able.
     """
-    to_beat = jnp.asarray(to_beat, jnp.int32)
-    following = (to_beat >= 0) & (to_beat != PASS)
-    b = jnp.clip(to_beat, 0, NUM_ACTIONS - 1)
-    lo, hi = hand_bits(hand)
-    hi = hi | jnp.where(following, jnp.int32(1 << 30), jnp.int32(0))
-    big = jnp.int32(_PASS_KEY + 1)
-    key_b = jnp.where(following, jnp.asarray(KEY)[b], jnp.int32(-1))
-    end_b = jnp.where(following, jnp.asarray(CLASS_END)[b], big)
-    floor_b = jnp.where(following, jnp.asarray(FLOOR)[b], big)
-    playable = ((NEED_LO & ~lo) | (NEED_HI & ~hi)) == 0
-    beats = ((KEY > key_b) & (KEY < end_b)) | (KEY >= floor_b)
-    return playable & beats
+    return legal_words.unpack(legal_words_of(hand, to_beat), NUM_ACTIONS)
 
 
 _legal_mask_jit = jax.jit(legal_mask)

@@ -9,8 +9,9 @@ options and the measurements are in ``docs/dmc.md``.
 learner (:mod:`~cardjax.train.dmc.learner`).
 """
 
-from cardjax.train.dmc.acting import (compact, feature_rows, greedy_actions, observe, pool_sizes,
-                                      q_values, role_params, score_by_role, score_slots)
+from cardjax.train.dmc.acting import (compact, compact_words, feature_rows, greedy_actions,
+                                      legal_sets, observe, pool_sizes, q_values, role_params,
+                                      score_by_role, score_slots)
 from cardjax.train.dmc.adapter import Adapter, Game, available, get as get_adapter, make_game
 from cardjax.train.dmc.config import Config
 from cardjax.train.dmc.network import QNet, make_net, make_optimizer
@@ -20,7 +21,7 @@ from cardjax.train.dmc.train import Train, cached_train, make_train
 
 __all__ = [
     "Adapter", "Config", "Decisions", "Game", "QNet", "Train", "TrainState", "available",
-    "cached_train", "compact", "feature_rows", "get_adapter", "greedy_actions", "make_game",
-    "make_net", "make_optimizer", "make_train", "observe", "pool_sizes", "q_values", "returns",
-    "role_params", "score_by_role", "score_slots", "state_shardings",
+    "cached_train", "compact", "compact_words", "feature_rows", "get_adapter", "greedy_actions",
+    "legal_sets", "make_game", "make_net", "make_optimizer", "make_train", "observe", "pool_sizes",
+    "q_values", "returns", "role_params", "score_by_role", "score_slots", "state_shardings",
 ]

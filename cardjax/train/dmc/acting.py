@@ -7,6 +7,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from cardjax import legal_words
 from cardjax.train.dmc.adapter import Game
 from cardjax.train.dmc.network import QNet
 
@@ -14,41 +15,34 @@ Array = jax.Array
 
 
 def compact(mask: Array, k: int):
-    """The legal actions of ``mask`` (bool[N]) in ``k`` slots.
+    """The legal actions of ``mask`` (bool[N]) in ``k`` slots: :func:`compact_words` of the mask
+    packed.  One state; vmap for a batch."""
+    mask = jnp.asarray(mask, bool)
+    return compact_words(legal_words.pack(mask), mask.shape[-1], k)
+
+
+def compact_words(words: Array, n: int, k: int):
+    """The legal actions of ``words`` (:mod:`cardjax.legal_words`, actions ``0 .. n - 1``) in
+    ``k`` slots.
 
     Returns ``(indices int32[k], valid bool[k], overflow bool)``: the first ``min(count, k)``
-    legal action ids in increasing order, then padding (``valid`` False, index ``N - 1`` so the
+    legal action ids in increasing order, then padding (``valid`` False, index ``n - 1`` so the
     indices stay sorted); ``overflow`` is True when more than ``k`` actions are legal (only the
-    first ``k`` are kept).  One state; vmap for a batch.
-
-    How: the mask is packed into 32-bit words (their popcounts and a prefix sum over ~860 words
-    instead of 27,472 entries), the word of the j-th legal action is found by a binary search and
-    the bit inside it by five popcount halvings: a prefix sum over the whole mask is what makes
-    Dou Dizhu slow on CPUs.
+    first ``k`` are kept).  One state; vmap for a batch.  The cost grows with the words (popcounts
+    and a prefix sum over ~860 words for Dou Dizhu), not with the 27,472 actions.
     """
-    mask = jnp.asarray(mask, bool)
-    n = mask.shape[-1]
-    nw = -(-n // 32)
-    bits = jnp.left_shift(jnp.uint32(1), jnp.arange(32, dtype=jnp.uint32))
-    padded = jnp.pad(mask, (0, nw * 32 - n)).reshape(nw, 32)
-    words = jnp.sum(jnp.where(padded, bits, jnp.uint32(0)), axis=1, dtype=jnp.uint32)
-    counts = jax.lax.population_count(words).astype(jnp.int32)
-    cum = jnp.cumsum(counts)
-    total = cum[-1]
-    j = jnp.arange(1, k + 1, dtype=jnp.int32)
-    word = jnp.minimum(jnp.searchsorted(cum, j, side="left"), nw - 1)
-    rank = j - (cum[word] - counts[word])  # 1-based rank of the wanted bit inside its word
-    w = words[word]
-    pos = jnp.zeros(k, jnp.int32)
-    for width in (16, 8, 4, 2, 1):
-        low = jax.lax.population_count(w & jnp.uint32((1 << width) - 1)).astype(jnp.int32)
-        up = rank > low
-        rank = jnp.where(up, rank - low, rank)
-        w = jnp.where(up, jnp.right_shift(w, jnp.uint32(width)), w)
-        pos = pos + jnp.where(up, width, 0)
-    valid = jnp.arange(k) < total
-    idx = jnp.where(valid, word * 32 + pos, n - 1)
+    total = legal_words.count(words)
+    j = jnp.arange(k, dtype=jnp.int32)
+    valid = j < total
+    idx = jnp.where(valid, legal_words.nth(words, j), n - 1)
     return jnp.minimum(idx, n - 1).astype(jnp.int32), valid, total > k
+
+
+def legal_sets(game: Game, states):
+    """``(words uint32[B, W], count int32[B])``: the legal actions ``0 .. game.num_actions - 1``
+    of a BATCH of states, packed, read from the env's own representation."""
+    words = legal_words.prefix(jax.vmap(game.env.legal_words)(states), game.num_actions)
+    return words, legal_words.count(words)
 
 
 def feature_rows(game: Game, states, idx):
@@ -83,7 +77,8 @@ def q_values(net: QNet, game: Game, params, state, k: int):
     """Greedy-play helper for ONE state: ``(indices, valid, q)`` of its legal candidates under
     the network of the state's role (all roles' nets run and the role's row is taken, so the
     params are not gathered per game under ``vmap``)."""
-    idx, valid, _ = compact(state.legal_action_mask[:game.num_actions], k)
+    words = legal_words.prefix(game.env.legal_words(state), game.num_actions)
+    idx, valid, _ = compact_words(words, game.num_actions, k)
     batch = jax.tree_util.tree_map(lambda x: x[None], state)
     afeat = jnp.asarray(game.action_features)[feature_rows(game, batch, idx[None])[0]]
     obs = observe(game, batch)[0]
@@ -193,9 +188,9 @@ def greedy_actions(net: QNet, game: Game, params, states, k: int, k_fast: int = 
     each role's network scores the legal candidates (in :func:`score_slots`'s pools) of every
     state and each state takes its role's best.  Returns int32[B]."""
     table = jnp.asarray(game.action_features)
-    mask = states.legal_action_mask[:, :game.num_actions]
-    count = jnp.where(states.terminated, 0, jnp.sum(mask, axis=1, dtype=jnp.int32))
-    idx, valid, _ = jax.vmap(compact, in_axes=(0, None))(mask, k)
+    words, count = legal_sets(game, states)
+    count = jnp.where(states.terminated, 0, count)
+    idx, valid, _ = jax.vmap(compact_words, in_axes=(0, None, None))(words, game.num_actions, k)
     obs = observe(game, states)
     roles = jax.vmap(game.role)(states)
     q, _ = score_by_role(net, table, params, obs, feature_rows(game, states, idx), count, roles,

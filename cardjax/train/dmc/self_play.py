@@ -9,8 +9,8 @@ import jax.numpy as jnp
 from jax.sharding import Mesh
 
 from cardjax.train import sharding
-from cardjax.train.dmc.acting import (compact, feature_rows, observe, pool_sizes, role_params,
-                                      score_by_role, score_slots)
+from cardjax.train.dmc.acting import (compact_words, feature_rows, legal_sets, observe,
+                                      pool_sizes, role_params, score_by_role, score_slots)
 from cardjax.train.dmc.state import Decisions, feature_spec
 from cardjax.train.dmc.targets import episode_targets
 
@@ -81,9 +81,9 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None):
                 key, k_eps, k_rand, k_oracle = jax.random.split(key, 4)
                 keep = jax.random.uniform(k_oracle, (B,)) < delta
             alive = ~states.terminated
-            mask = states.legal_action_mask[:, :n_actions]
-            count = jnp.sum(mask, axis=1, dtype=jnp.int32)
-            idx, valid, overflow = jax.vmap(compact, in_axes=(0, None))(mask, K)
+            words, count = legal_sets(game, states)
+            idx, valid, overflow = jax.vmap(compact_words, in_axes=(0, None, None))(
+                words, n_actions, K)
             obs = observe(game, states, keep)
             roles = jax.vmap(game.role)(states)
             f_idx = feature_rows(game, states, idx)
