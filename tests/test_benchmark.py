@@ -15,12 +15,15 @@ def bench_script():
     return load_script("scripts/benchmark.py")
 
 
-def test_tiny_run_writes_json(bench_script, tmp_path, capsys):
+def test_tiny_run_writes_json(bench_script, tmp_path, capsys, monkeypatch):
     import cardjax
 
+    # one peer, in one process for 0.2 s (reported as not installed where pyspiel is absent)
+    monkeypatch.setattr(bench_script, "PEERS",
+                        {"gongzhu": [("open_spiel hearts", bench_script.bench_openspiel_hearts)]})
     out = tmp_path / "bench.json"
     argv = ["--games", "gongzhu", "--batch-sizes", "1,8", "--steps", "60", "--repeats", "1",
-            "--no-peers", "--json", str(out)]
+            "--peer-seconds", "0.2", "--peer-processes", "1", "--json", str(out)]
     report = bench_script.main(argv)
     data = json.loads(out.read_text())
     assert data == json.loads(json.dumps(report))
@@ -40,7 +43,14 @@ def test_tiny_run_writes_json(bench_script, tmp_path, capsys):
     game = data["games"]["gongzhu"]
     assert game["jaxpr_eqns"]["step_total"] >= game["jaxpr_eqns"]["step"] > 0
     assert game["best"]["steps_per_s"] > 0
-    assert game["peers"] == {}
+    (peer,) = game["peers"].values()
+    if "skipped" in peer:
+        assert "not installed" in peer["skipped"]
+    else:
+        assert peer["processes"] == 1 and data["config"]["peer_processes"] == 1
+        assert peer["ratio"] == pytest.approx(game["best"]["steps_per_s"]
+                                              / peer["decisions_per_s"])
+        assert peer["ratio_basis"] == "steps/s / decisions/s"
     assert game["state_bytes"] == bench_script.state_bytes(cardjax.make("gongzhu")) > 0
     printed = capsys.readouterr().out
     assert "steps/s" in printed and "gongzhu" in printed
