@@ -17,8 +17,12 @@ random-playout steps/s (steps of running games / seconds, best of ``--repeats``,
 ``block_until_ready``) and games/s (steps/s over the mean game length, which the loop measures
 from the ``terminated`` flags and the step counts of the games that end; see
 ``add_games_per_s``; for Tractor a step is one sub-action and a game is one hand, so games/s is
-hands/s, see ``UNITS``). Per game: the size of the jaxpr of one vmapped step, and the peers (other
-simulators of a similar game, timed in the same run when they are installed; see ``PEERS``).
+hands/s, see ``UNITS``). Per game: the size of the jaxpr of one vmapped step, the bytes of one
+game's state, and the peers (other simulators of a similar game, timed in the same run when they
+are installed; see ``PEERS``): each plays whole random games in one worker process per usable core
+(``--peer-processes``) for ``--peer-seconds``, OpenSpiel's inside C++ (``pyspiel.evaluate_bots``),
+and is reported in decisions/s and games/s summed over the processes, with cardjax's best steps/s
+over its decisions/s.  Tractor's peer is quoted from the ShengJi+ report, not measured.
 
 Only the first device is used (the batch is not sharded); the device and its count are printed.
 """
@@ -272,40 +276,117 @@ def add_games_per_s(rows: list[dict]) -> float | None:
 
 
 # ---------------------------------------------------------------------------------- peers
-def bench_openspiel_hearts(seconds: float, seed: int = 0) -> dict:
-    """OpenSpiel's C++ Hearts through ``pyspiel``: random playouts on one core.
+# Every measured peer plays whole games with uniformly random legal moves in ``processes``
+# worker processes at once (default: one per usable core), each for ``seconds`` after all of them
+# are ready; decisions/s and games/s are summed over the processes.  A worker is a fresh
+# ``python -c`` running only the peer's setup function (its source, see ``_run_peer``): it imports
+# the peer package but neither JAX nor this script, and nothing is forked from a process that
+# holds JAX's threads.
+#
+# Hearts in OpenSpiel: with ``pass_cards=False`` the first chance node (the pass direction) has
+# one legal action, "no pass" (0), but ``chance_outcomes()`` still offers all four directions, so
+# a game whose chance nodes are sampled (``evaluate_bots`` does, and so did the Python loop here
+# before) passes cards three games in four (64 decisions instead of 52).  The peers apply "no
+# pass" first, so that a game is 52 card plays like Gongzhu.
+HEARTS_NO_PASS = (0,)
+# Share of ``seconds`` each ``evaluate_bots`` worker spends, after the timed games, playing
+# further games the same way to count their decisions (evaluate_bots returns only the returns).
+COUNT_SHARE = 0.25
+TRACTOR_QUOTE = {
+    "games_per_s": 20.0,
+    "processes": 1,
+    "note": "ShengJi+ report's Python environment, quoted, not re-measured: no installable "
+            "Tractor engine",
+}
 
-    Chance nodes (the deal) are resolved by sampling their outcomes; only decision steps are
-    counted. Card passing is switched off, so that a game is 52 card plays like Gongzhu. The
-    Python loop around the C++ calls is part of the figure, as it is for any pyspiel user.
-    """
-    return _openspiel_playouts("hearts", {"pass_cards": False}, seconds, seed,
-                               "C++ game via pyspiel, Python random-playout loop, one core, "
-                               "pass_cards=False")
+
+class PeerError(RuntimeError):
+    """A peer's worker process failed."""
 
 
-def bench_openspiel_doudizhu(seconds: float, seed: int = 0) -> dict:
-    """OpenSpiel's C++ ``dou_dizhu`` through ``pyspiel``: random playouts on one core.
-
-    OpenSpiel's game has its own bidding phase before the play: every decision is counted (bids
-    and card plays, passes included); chance nodes (the deal, the first bidder) are resolved by
-    sampling their outcomes and are not counted.
-    """
-    return _openspiel_playouts("dou_dizhu", {}, seconds, seed,
-                               "C++ game via pyspiel, Python random-playout loop, one core, "
-                               "bids counted")
+def peer_processes_default() -> int:
+    """Usable cores: the affinity mask where the OS has one, else ``os.cpu_count()``."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return os.cpu_count() or 1
 
 
-def _openspiel_playouts(name: str, params: dict, seconds: float, seed: int, note: str) -> dict:
-    """Random playouts of an OpenSpiel game for about ``seconds``: chance nodes sampled from their
-    outcome probabilities, every decision counted."""
+def _play_for(play_game, seconds):
+    """Call ``play_game() -> decisions`` until ``seconds`` have passed (at least once)."""
+    import time
+
+    decisions = games = 0
+    t0 = time.perf_counter()
+    deadline = t0 + seconds
+    while True:
+        decisions += play_game()
+        games += 1
+        if time.perf_counter() >= deadline:
+            break
+    return {"decisions": decisions, "games": games, "seconds": time.perf_counter() - t0}
+
+
+def _openspiel_whole_games_worker(name, params, prefix, seed, count_share):
+    """Worker: OpenSpiel games played whole in C++ by ``pyspiel.evaluate_bots`` with uniform
+    random bots (chance nodes sampled in C++).  The timed games are not looked at; afterwards,
+    for ``count_share`` of the time, further games are played the same way and their decisions
+    (history entries of a player, not of chance) counted."""
+    import random
+    import time
+
     import pyspiel
 
     game = pyspiel.load_game(name, params)
     rng = random.Random(seed)
+    bots = [pyspiel.make_uniform_random_bot(p, rng.getrandbits(31))
+            for p in range(game.num_players())]
+    root = game.new_initial_state()
+    for action in prefix:
+        assert action in root.legal_actions(), (action, root.legal_actions())
+        root.apply_action(action)
 
-    def play_game() -> int:
-        state, decisions = game.new_initial_state(), 0
+    def run(seconds):
+        evaluate, clone, seeds = pyspiel.evaluate_bots, root.clone, rng.getrandbits
+        games = 0
+        t0 = time.perf_counter()
+        deadline = t0 + seconds
+        while True:
+            evaluate(clone(), bots, seeds(31))
+            games += 1
+            if time.perf_counter() >= deadline:
+                break
+        dt = time.perf_counter() - t0
+        counted = decisions = 0
+        deadline = time.perf_counter() + count_share * seconds
+        while True:
+            state = clone()
+            evaluate(state, bots, seeds(31))
+            decisions += sum(1 for pa in state.full_history() if pa.player >= 0)
+            counted += 1
+            if time.perf_counter() >= deadline:
+                break
+        return {"games": games, "seconds": dt, "counted_games": counted,
+                "counted_decisions": decisions}
+
+    return run
+
+
+def _openspiel_python_loop_worker(name, params, prefix, seed):
+    """Worker: OpenSpiel games stepped from a Python loop, one pyspiel call per action; chance
+    nodes sampled from their outcome probabilities, every decision counted."""
+    import random
+
+    import pyspiel
+
+    game = pyspiel.load_game(name, params)
+    rng = random.Random(seed)
+    root = game.new_initial_state()
+    for action in prefix:
+        root.apply_action(action)
+
+    def play_game():
+        state, decisions = root.clone(), 0
         while not state.is_terminal():
             if state.is_chance_node():
                 actions, probs = zip(*state.chance_outcomes())
@@ -315,38 +396,46 @@ def _openspiel_playouts(name: str, params: dict, seconds: float, seed: int, note
                 decisions += 1
         return decisions
 
-    return _playout_rate(play_game, seconds, _version("open_spiel"), note)
+    return lambda seconds: _play_for(play_game, seconds)
 
 
-def _playout_rate(play_game: Callable[[], int], seconds: float, version, note: str) -> dict:
-    """Play games with ``play_game() -> decisions`` for about ``seconds``; decisions and games/s."""
-    decisions = games = 0
-    t0 = time.perf_counter()
-    deadline = t0 + seconds
-    while True:
-        decisions += play_game()
-        games += 1
-        if time.perf_counter() >= deadline:
-            break
-    dt = time.perf_counter() - t0
-    return {
-        "steps_per_s": decisions / dt,
-        "games_per_s": games / dt,
-        "decisions": decisions,
-        "games": games,
-        "seconds": dt,
-        "version": version,
-        "note": note,
-    }
+def _rlcard_doudizhu_worker(api, seed):
+    """Worker: RLCard's Dou Dizhu from ``rlcard.make('doudizhu')``, random legal actions.
+    ``api="env"``: ``env.reset``/``env.step`` (with the observation encoding an agent gets);
+    ``api="game"``: the env's game engine, ``env.game.init_game``/``env.game.step``."""
+    import random
+
+    import rlcard
+
+    env = rlcard.make("doudizhu", config={"seed": seed})
+    game = env.game
+    rng = random.Random(seed)
+
+    def play_env():
+        state, _ = env.reset()
+        decisions = 0
+        while not env.is_over():
+            state, _ = env.step(rng.choice(list(state["legal_actions"])))
+            decisions += 1
+        return decisions
+
+    def play_game():
+        state, _ = game.init_game()
+        decisions = 0
+        while not game.is_over():
+            state, _ = game.step(rng.choice(state["actions"]))
+            decisions += 1
+        return decisions
+
+    play = {"env": play_env, "game": play_game}[api]
+    return lambda seconds: _play_for(play, seconds)
 
 
-def bench_douzero(seconds: float, seed: int = 0) -> dict:
-    """DouZero's pure-Python ``GameEnv`` (``pip install douzero``): random legal moves, one core.
+def _douzero_worker(seed):
+    """Worker: DouZero's pure-Python ``douzero.env.game.GameEnv`` (torch not needed), random
+    legal moves; deals as DouZero's ``Env.reset`` does (landlord 20 cards, no bidding)."""
+    import random
 
-    Deals as DouZero's ``Env.reset`` does (landlord 20 cards, peasants 17 each, no bidding); every
-    ``GameEnv.step`` (one move, pass included) is a decision.  Only ``douzero.env.game`` is used,
-    so torch (a dependency of the rest of the package) is not needed.
-    """
     from douzero.env.game import GameEnv
 
     rng = random.Random(seed)
@@ -356,10 +445,9 @@ def bench_douzero(seconds: float, seed: int = 0) -> dict:
             return rng.choice(infoset.legal_actions)
 
     deck = [r for r in range(3, 15) for _ in range(4)] + [17] * 4 + [20, 30]
-    players = {pos: RandomPlayer() for pos in ("landlord", "landlord_up", "landlord_down")}
-    env = GameEnv(players)
+    env = GameEnv({pos: RandomPlayer() for pos in ("landlord", "landlord_up", "landlord_down")})
 
-    def play_game() -> int:
+    def play_game():
         cards = deck.copy()
         rng.shuffle(cards)
         env.reset()
@@ -373,16 +461,221 @@ def bench_douzero(seconds: float, seed: int = 0) -> dict:
             decisions += 1
         return decisions
 
-    return _playout_rate(play_game, seconds, _version("douzero"),
-                         "pure-Python douzero.env.game.GameEnv, random legal moves, one core")
+    return lambda seconds: _play_for(play_game, seconds)
 
 
-# game -> [(peer name, fn(seconds) -> dict with steps_per_s)]; a peer that cannot be imported is
-# skipped with a note.  Mini Dou Di Zhu has no peer simulator.
-PEERS: dict[str, list[tuple[str, Callable[[float], dict]]]] = {
-    "gongzhu": [("open_spiel hearts", bench_openspiel_hearts)],
+# What a worker process runs after the source of ``_play_for`` and of its setup function:
+# set up, say "ready", wait for "go" on stdin, play for the given seconds, print the counts.
+_WORKER_MAIN = """
+import json, sys
+_spec = json.loads(sys.argv[1])
+_run = {setup}(**_spec["kwargs"])
+print("ready", flush=True)
+sys.stdin.readline()
+print(json.dumps(_run(_spec["seconds"])), flush=True)
+"""
+
+
+def _run_peer(setup: Callable, kwargs: dict, seconds: float, processes: int | None,
+              seed: int) -> dict:
+    """Run ``setup(**kwargs, seed=...)`` in ``processes`` worker processes at once and sum their
+    rates.  Worker ``i`` gets seed ``seed * 1000 + i``; all start playing together once every
+    one is set up.  Decisions are the workers' own counts or, for workers that only count them
+    on further games (``counted_games``), games x the pooled mean decisions per game."""
+    import inspect
+    import subprocess
+    import tempfile
+    import textwrap
+
+    processes = processes or peer_processes_default()
+    source = "\n".join(textwrap.dedent(inspect.getsource(f)) for f in (_play_for, setup))
+    source += _WORKER_MAIN.format(setup=setup.__name__)
+    # one core each: no BLAS or OpenMP thread pools inside a worker
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+           "MKL_NUM_THREADS": "1"}
+    procs = []
+    try:
+        for i in range(processes):
+            spec = {"kwargs": {**kwargs, "seed": seed * 1000 + i}, "seconds": seconds}
+            err = tempfile.TemporaryFile(mode="w+")
+            proc = subprocess.Popen([sys.executable, "-c", source, json.dumps(spec)],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+                                    text=True, env=env)
+            procs.append((proc, err))
+
+        def fail(proc, err):
+            proc.wait()
+            err.seek(0)
+            lines = err.read().strip().splitlines()
+            raise PeerError(f"{setup.__name__} worker exited with status {proc.returncode}"
+                            + (f": {lines[-1]}" if lines else ""))
+
+        def last_line(proc, err, done):
+            # lines a peer package prints itself are skipped
+            while True:
+                line = proc.stdout.readline()
+                if not line:
+                    fail(proc, err)
+                if done(line.strip()):
+                    return line.strip()
+
+        for proc, err in procs:
+            last_line(proc, err, lambda line: line == "ready")
+        for proc, _ in procs:  # go
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+        results = []
+        for proc, err in procs:
+            results.append(json.loads(last_line(proc, err, lambda line: line.startswith("{"))))
+            proc.wait()
+    finally:
+        for proc, err in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            err.close()
+
+    if all("decisions" in r for r in results):
+        mean = sum(r["decisions"] for r in results) / sum(r["games"] for r in results)
+        counted = "every decision of every timed game"
+    else:
+        counted_games = sum(r["counted_games"] for r in results)
+        mean = sum(r["counted_decisions"] for r in results) / counted_games
+        counted = (f"games/s x {mean:.2f} decisions per game, the mean of {counted_games:,} "
+                   "further games played the same way after the timed ones (untimed), counted "
+                   "from each finished game's history")
+    per_process = []
+    for r in results:
+        games_per_s = r["games"] / r["seconds"]
+        decisions = r["decisions"] if "decisions" in r else r["games"] * mean
+        per_process.append({"decisions_per_s": decisions / r["seconds"],
+                            "games_per_s": games_per_s, "games": r["games"],
+                            "seconds": r["seconds"]})
+    decisions_per_s = sum(p["decisions_per_s"] for p in per_process)
+    games_per_s = sum(p["games_per_s"] for p in per_process)
+    return {
+        "measured": True,
+        "processes": processes,
+        "decisions_per_s": decisions_per_s,
+        "games_per_s": games_per_s,
+        "decisions_per_s_per_process": decisions_per_s / processes,
+        "games_per_s_per_process": games_per_s / processes,
+        "mean_decisions_per_game": mean,
+        "decisions_counted": counted,
+        "games": sum(r["games"] for r in results),
+        "seconds": seconds,
+        "per_process": per_process,
+    }
+
+
+def _peer(setup: Callable, kwargs: dict, package: str, dist: str, seconds: float, seed: int,
+          processes: int | None, note: str) -> dict:
+    """``_run_peer`` after importing ``package`` here (so that a missing peer raises
+    ImportError, and is reported as not installed), with the peer's version and note."""
+    __import__(package)
+    res = _run_peer(setup, kwargs, seconds, processes, seed)
+    return {**res, "version": _version(dist), "note": note}
+
+
+def bench_openspiel_hearts(seconds: float, seed: int = 0, processes: int | None = None) -> dict:
+    """OpenSpiel's C++ Hearts, whole games in C++ (``pyspiel.evaluate_bots``, uniform random
+    bots), one process per core.  No card passing (see ``HEARTS_NO_PASS``): 52 decisions a game."""
+    return _peer(_openspiel_whole_games_worker,
+                 {"name": "hearts", "params": {"pass_cards": False}, "prefix": HEARTS_NO_PASS,
+                  "count_share": COUNT_SHARE},
+                 "pyspiel", "open_spiel", seconds, seed, processes,
+                 "whole games in C++: pyspiel.evaluate_bots with make_uniform_random_bot, deal "
+                 "sampled in C++; pass_cards=False with 'no pass' applied first; decisions = games "
+                 "x mean decisions/game, counted from the histories of further games played the "
+                 "same way after the timed ones")
+
+
+def bench_openspiel_doudizhu(seconds: float, seed: int = 0, processes: int | None = None) -> dict:
+    """OpenSpiel's C++ ``dou_dizhu`` (default parameters), whole games in C++
+    (``pyspiel.evaluate_bots``, uniform random bots), one process per core.  Its own bidding
+    comes first: every decision counts, bids and passes included; chance nodes (the deal, the
+    first bidder) do not."""
+    return _peer(_openspiel_whole_games_worker,
+                 {"name": "dou_dizhu", "params": {}, "prefix": (), "count_share": COUNT_SHARE},
+                 "pyspiel", "open_spiel", seconds, seed, processes,
+                 "whole games in C++: pyspiel.evaluate_bots with make_uniform_random_bot, deal "
+                 "sampled in C++; bids counted; decisions = games x mean decisions/game, counted "
+                 "from the histories of further games played the same way after the timed ones")
+
+
+def bench_openspiel_hearts_python_loop(seconds: float, seed: int = 0,
+                                       processes: int | None = None) -> dict:
+    """The old figure: OpenSpiel's Hearts stepped from a Python loop (pyspiel's call overhead)."""
+    return _peer(_openspiel_python_loop_worker,
+                 {"name": "hearts", "params": {"pass_cards": False}, "prefix": HEARTS_NO_PASS},
+                 "pyspiel", "open_spiel", seconds, seed, processes,
+                 "secondary: stepped from a Python loop, one pyspiel call per action (measures "
+                 "the binding's overhead, not C++); no passing")
+
+
+def bench_openspiel_doudizhu_python_loop(seconds: float, seed: int = 0,
+                                         processes: int | None = None) -> dict:
+    """The old figure: OpenSpiel's ``dou_dizhu`` stepped from a Python loop."""
+    return _peer(_openspiel_python_loop_worker,
+                 {"name": "dou_dizhu", "params": {}, "prefix": ()},
+                 "pyspiel", "open_spiel", seconds, seed, processes,
+                 "secondary: stepped from a Python loop, one pyspiel call per action (measures "
+                 "the binding's overhead, not C++); bids counted")
+
+
+def bench_rlcard_doudizhu(seconds: float, seed: int = 0, processes: int | None = None) -> dict:
+    """RLCard's pure-Python Dou Dizhu engine (``rlcard.make('doudizhu').game``), random legal
+    actions, one process per core.  No bidding (RLCard's seat 0 is always the landlord)."""
+    return _peer(_rlcard_doudizhu_worker, {"api": "game"}, "rlcard", "rlcard", seconds, seed,
+                 processes, "pure Python: rlcard.make('doudizhu').game, init_game/step, random "
+                 "legal actions, no observation encoding; no bidding")
+
+
+def bench_rlcard_doudizhu_env(seconds: float, seed: int = 0,
+                              processes: int | None = None) -> dict:
+    """RLCard's Dou Dizhu env (``rlcard.make('doudizhu')``) through ``reset``/``step``, which
+    also encode the observation and the legal actions for an agent."""
+    return _peer(_rlcard_doudizhu_worker, {"api": "env"}, "rlcard", "rlcard", seconds, seed,
+                 processes, "pure Python: rlcard.make('doudizhu'), env.reset/env.step with "
+                 "observation encoding, random legal actions; no bidding")
+
+
+def bench_douzero(seconds: float, seed: int = 0, processes: int | None = None) -> dict:
+    """DouZero's pure-Python ``GameEnv`` (``pip install --no-deps douzero``: only
+    ``douzero.env.game`` is used, torch is not needed), random legal moves, one process per
+    core.  Every ``GameEnv.step`` (one move, pass included) is a decision; no bidding."""
+    return _peer(_douzero_worker, {}, "douzero.env.game", "douzero", seconds, seed, processes,
+                 "pure Python: douzero.env.game.GameEnv, random legal moves; no bidding")
+
+
+def cite_shengji_plus(seconds: float = 0.0, seed: int = 0, processes: int | None = None) -> dict:
+    """The ShengJi+ report's Python Tractor environment, quoted (about 20 hands/s on one core),
+    not measured: no Tractor engine can be installed from PyPI."""
+    return {"measured": False, "decisions_per_s": None, "version": None, **TRACTOR_QUOTE}
+
+
+def peer_ratio(best: dict, res: dict) -> tuple[float | None, str | None]:
+    """(cardjax best / peer, what was divided): steps/s over the peer's decisions/s, or for a
+    peer known only in games/s, cardjax's games/s at its best batch over the peer's games/s."""
+    if res.get("decisions_per_s"):
+        return best["steps_per_s"] / res["decisions_per_s"], "steps/s / decisions/s"
+    if res.get("games_per_s") and best.get("games_per_s"):
+        return best["games_per_s"] / res["games_per_s"], "games/s / games/s"
+    return None, None
+
+
+# game -> [(peer name, fn(seconds, seed=, processes=) -> dict)]; a peer whose package cannot be
+# imported is skipped with a note.  Mini Dou Di Zhu has no peer simulator.  Rows marked
+# "secondary" are the old way of driving OpenSpiel, kept for comparison.
+PEERS: dict[str, list[tuple[str, Callable[..., dict]]]] = {
+    "gongzhu": [("open_spiel hearts", bench_openspiel_hearts),
+                ("open_spiel hearts, Python loop", bench_openspiel_hearts_python_loop)],
     "doudizhu": [("open_spiel dou_dizhu", bench_openspiel_doudizhu),
+                 ("open_spiel dou_dizhu, Python loop", bench_openspiel_doudizhu_python_loop),
+                 ("rlcard doudizhu game", bench_rlcard_doudizhu),
+                 ("rlcard doudizhu env", bench_rlcard_doudizhu_env),
                  ("douzero GameEnv", bench_douzero)],
+    "tractor": [("ShengJi+ Python env (quoted)", cite_shengji_plus)],
 }
 
 
@@ -438,6 +731,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--peer-seconds", type=positive_float, default=None,
                    help=f"seconds per peer (default {DEFAULT_PEER_SECONDS}, "
                    f"--quick {QUICK_PEER_SECONDS})")
+    p.add_argument("--peer-processes", type=positive_int, default=None,
+                   help="worker processes per measured peer, all playing at once (default: one "
+                   f"per usable core, {peer_processes_default()} here)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", metavar="PATH", default=None, help="write every number to PATH")
     p.add_argument("--quick", action="store_true",
@@ -464,6 +760,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         args.repeats = 2 if args.quick else 3
     if args.peer_seconds is None:
         args.peer_seconds = QUICK_PEER_SECONDS if args.quick else DEFAULT_PEER_SECONDS
+    if args.peer_processes is None:
+        args.peer_processes = peer_processes_default()
     if args.json is not None:
         parent = os.path.dirname(os.path.abspath(args.json))
         if not os.path.isdir(parent):
@@ -493,6 +791,32 @@ def _fmt_rate(x: float) -> str:
     return f"{x:.0f} "
 
 
+def print_peer(peer: str, res: dict, game_unit: str = "game") -> None:
+    """Lines of one peer in the per-game summary: its rates (summed over its processes, and per
+    process), how its decisions were counted, and cardjax's best over it."""
+    if "skipped" in res:
+        print(f"  peer {peer}: skipped, {res['skipped']}")
+        return
+    if not res.get("measured", True):
+        rate = (f"{_fmt_rate(res['decisions_per_s'])}decisions/s, " if res.get("decisions_per_s")
+                else "")
+        print(f"  peer {peer}: {rate}{_fmt_rate(res['games_per_s'])}{game_unit}s/s on "
+              f"{res['processes']} core{'s' if res['processes'] > 1 else ''}, cited, NOT "
+              f"measured ({res['note']})")
+    else:
+        n = res["processes"]
+        print(f"  peer {peer}: {_fmt_rate(res['decisions_per_s'])}decisions/s, "
+              f"{_fmt_rate(res['games_per_s'])}{game_unit}s/s in {n} process{'es' if n > 1 else ''}"
+              f" ({_fmt_rate(res['decisions_per_s_per_process'])}decisions/s, "
+              f"{_fmt_rate(res['games_per_s_per_process'])}{game_unit}s/s per process); "
+              f"{res['mean_decisions_per_game']:.1f} decisions/{game_unit}")
+        print(f"    {res['note']}")
+    if res.get("ratio") is not None:
+        basis = res["ratio_basis"].replace("games/s", f"{game_unit}s/s")
+        ratio = f"{res['ratio']:,.0f}" if res["ratio"] >= 100 else f"{res['ratio']:.3g}"
+        print(f"    cardjax best / {peer} = {ratio}x ({basis})")
+
+
 def print_report(report: dict, args) -> None:
     header = (f"{'game':<10} {'batch':>7} {'steps/call':>10} {'steps/s':>11} {'games/s':>10} "
               f"{'compile s':>9} {'1st call s':>10}")
@@ -516,6 +840,8 @@ def print_report(report: dict, args) -> None:
         if "units" in game:
             print(f"  a step is one {game['units']['step']}; a game is one {game['units']['game']}"
                   f" (games/s = {game['units']['game']}s/s)")
+        if "state_bytes" in game:
+            print(f"  state: {game['state_bytes']:,} bytes per game")
         if not args.peers:
             print("  peers: skipped (--no-peers)")
         elif not game["peers"]:
@@ -524,12 +850,7 @@ def print_report(report: dict, args) -> None:
             print(f"  batch sizes {', '.join(map(str, game['skipped_batch_sizes']))} skipped "
                   f"(memory cap: largest batch {game['max_batch']})")
         for peer, res in game["peers"].items():
-            if "skipped" in res:
-                print(f"  peer {peer}: skipped, {res['skipped']}")
-                continue
-            print(f"  peer {peer}: {_fmt_rate(res['steps_per_s'])}decisions/s, "
-                  f"{_fmt_rate(res['games_per_s'])}games/s ({res['note']})")
-            print(f"  cardjax best / {peer} = {res['ratio']:.2f}x")
+            print_peer(peer, res, game.get("units", {}).get("game", "game"))
     print()
 
 
@@ -553,6 +874,7 @@ def main(argv=None) -> dict:
             "repeats": args.repeats,
             "peers": args.peers,
             "peer_seconds": args.peer_seconds,
+            "peer_processes": args.peer_processes,
             "seed": args.seed,
         },
         "rows": [],
@@ -567,7 +889,8 @@ def main(argv=None) -> dict:
     for name in args.games:
         env = cardjax.make(name)
         sizes = jaxpr_size(env)
-        game = {"env": repr(env), "jaxpr_eqns": sizes, "peers": {}}
+        game = {"env": repr(env), "jaxpr_eqns": sizes, "state_bytes": state_bytes(env),
+                "peers": {}}
         if name in UNITS:
             game["units"] = UNITS[name]
         report["games"][name] = game
@@ -598,12 +921,16 @@ def main(argv=None) -> dict:
 
         for peer, fn in PEERS.get(name, []) if args.peers else []:
             try:
-                res = fn(args.peer_seconds)
+                res = fn(args.peer_seconds, seed=args.seed, processes=args.peer_processes)
             except ImportError as e:
                 game["peers"][peer] = {"skipped": f"not installed ({e})"}
                 continue
-            res["ratio"] = best["steps_per_s"] / res["steps_per_s"]
+            except PeerError as e:
+                game["peers"][peer] = {"skipped": f"failed ({e})"}
+                continue
+            res["ratio"], res["ratio_basis"] = peer_ratio(best, res)
             game["peers"][peer] = res
+            print_peer(peer, res, game.get("units", {}).get("game", "game"))
         print(flush=True)
 
     print_report(report, args)

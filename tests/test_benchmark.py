@@ -15,10 +15,15 @@ def bench_script():
     return load_script("scripts/benchmark.py")
 
 
-def test_tiny_run_writes_json(bench_script, tmp_path, capsys):
+def test_tiny_run_writes_json(bench_script, tmp_path, capsys, monkeypatch):
+    import cardjax
+
+    # one peer, in one process for 0.2 s (reported as not installed where pyspiel is absent)
+    monkeypatch.setattr(bench_script, "PEERS",
+                        {"gongzhu": [("open_spiel hearts", bench_script.bench_openspiel_hearts)]})
     out = tmp_path / "bench.json"
     argv = ["--games", "gongzhu", "--batch-sizes", "1,8", "--steps", "60", "--repeats", "1",
-            "--no-peers", "--json", str(out)]
+            "--peer-seconds", "0.2", "--peer-processes", "1", "--json", str(out)]
     report = bench_script.main(argv)
     data = json.loads(out.read_text())
     assert data == json.loads(json.dumps(report))
@@ -38,9 +43,18 @@ def test_tiny_run_writes_json(bench_script, tmp_path, capsys):
     game = data["games"]["gongzhu"]
     assert game["jaxpr_eqns"]["step_total"] >= game["jaxpr_eqns"]["step"] > 0
     assert game["best"]["steps_per_s"] > 0
-    assert game["peers"] == {}
+    (peer,) = game["peers"].values()
+    if "skipped" in peer:
+        assert "not installed" in peer["skipped"]
+    else:
+        assert peer["processes"] == 1 and data["config"]["peer_processes"] == 1
+        assert peer["ratio"] == pytest.approx(game["best"]["steps_per_s"]
+                                              / peer["decisions_per_s"])
+        assert peer["ratio_basis"] == "steps/s / decisions/s"
+    assert game["state_bytes"] == bench_script.state_bytes(cardjax.make("gongzhu")) > 0
     printed = capsys.readouterr().out
     assert "steps/s" in printed and "gongzhu" in printed
+    assert f"state: {game['state_bytes']:,} bytes per game" in printed
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -48,6 +62,7 @@ def test_tiny_run_writes_json(bench_script, tmp_path, capsys):
     (["--batch-sizes", "1,x"], "is not an integer"),
     (["--games", "nope"], "unknown game(s) 'nope'"),
     (["--repeats", "0"], "positive integer"),
+    (["--peer-processes", "0"], "positive integer"),
 ])
 def test_bad_flags_exit_with_usage_error(bench_script, capsys, argv, message):
     assert_usage_error(bench_script.main, argv, message, capsys)
@@ -61,35 +76,83 @@ def assert_usage_error(main, argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
-def test_openspiel_peer_counts_decisions(bench_script):
+# (game, peer, the package its function imports, mean decisions per game: exact or at least)
+MEASURED_PEERS = [
+    ("gongzhu", "open_spiel hearts", "pyspiel", 52),  # no passing: 52 card plays
+    ("gongzhu", "open_spiel hearts, Python loop", "pyspiel", 52),
+    ("doudizhu", "open_spiel dou_dizhu", "pyspiel", 3),  # at least the three bids
+    ("doudizhu", "open_spiel dou_dizhu, Python loop", "pyspiel", 3),
+    ("doudizhu", "rlcard doudizhu game", "rlcard", 2),  # a move by someone else first
+    ("doudizhu", "rlcard doudizhu env", "rlcard", 2),
+    ("doudizhu", "douzero GameEnv", "douzero.env.game", 2),
+]
+
+
+@pytest.mark.parametrize("game, peer, package, decisions", MEASURED_PEERS,
+                         ids=[p[1] for p in MEASURED_PEERS])
+def test_measured_peer_plays_whole_games(bench_script, game, peer, package, decisions):
+    """Each measured peer, in one worker process for 0.2 s: positive rates and the fields the
+    report prints."""
+    pytest.importorskip(package)
+    fn = dict(bench_script.PEERS[game])[peer]
+    res = fn(0.2, processes=1)
+    assert res["measured"] is True and res["processes"] == 1
+    assert res["decisions_per_s"] > 0 and res["games_per_s"] > 0
+    assert res["decisions_per_s_per_process"] == res["decisions_per_s"]
+    assert isinstance(res["note"], str) and res["note"]
+    assert res["games"] >= 1 and len(res["per_process"]) == 1
+    assert res["decisions_per_s"] == pytest.approx(
+        res["games_per_s"] * res["mean_decisions_per_game"])
+    if decisions == 52:
+        assert res["mean_decisions_per_game"] == 52
+    else:
+        assert res["mean_decisions_per_game"] >= decisions
+
+
+def test_openspiel_whole_games_in_processes(bench_script):
+    """Two worker processes at once: the totals are the sums over the processes, and the
+    decisions per game of evaluate_bots' games are counted on further games."""
     pytest.importorskip("pyspiel")
-    res = bench_script.bench_openspiel_hearts(0.05)
-    assert res["games"] >= 1
-    assert res["decisions"] >= 52 * res["games"]
-    assert res["steps_per_s"] > 0
+    res = bench_script.bench_openspiel_doudizhu(0.2, processes=2)
+    assert res["processes"] == 2 and len(res["per_process"]) == 2
+    assert res["decisions_per_s"] == pytest.approx(
+        sum(p["decisions_per_s"] for p in res["per_process"]))
+    assert res["games_per_s"] == pytest.approx(sum(p["games_per_s"] for p in res["per_process"]))
+    assert res["decisions_per_s_per_process"] == pytest.approx(res["decisions_per_s"] / 2)
+    assert "further games" in res["decisions_counted"]
+    assert 20 < res["mean_decisions_per_game"] < 150
 
 
-def test_openspiel_doudizhu_peer_counts_bids_and_plays(bench_script):
-    pytest.importorskip("pyspiel")
-    res = bench_script.bench_openspiel_doudizhu(0.05)
-    assert res["games"] >= 1
-    assert res["decisions"] >= 3 * res["games"]  # at least the three bids of each auction
-    assert res["steps_per_s"] > 0
+def _broken_worker(seed):
+    raise ValueError("no such game")
 
 
-def test_douzero_peer_plays_whole_games(bench_script):
-    pytest.importorskip("douzero.env.game")
-    res = bench_script.bench_douzero(0.05)
-    assert res["games"] >= 1
-    assert res["decisions"] >= 2 * res["games"]  # a game needs a move by someone else first
-    assert res["steps_per_s"] > 0
+def test_failing_peer_worker_raises(bench_script):
+    with pytest.raises(bench_script.PeerError, match="no such game"):
+        bench_script._run_peer(_broken_worker, {}, 0.1, 1, 0)
+
+
+def test_tractor_peer_is_cited_not_measured(bench_script, capsys):
+    ((name, fn),) = bench_script.PEERS["tractor"]
+    res = fn(0.2)
+    assert res["measured"] is False and res["decisions_per_s"] is None
+    assert res["games_per_s"] == 20 and res["processes"] == 1
+    assert res["note"] == ("ShengJi+ report's Python environment, quoted, not re-measured: no "
+                           "installable Tractor engine")
+    ratio, basis = bench_script.peer_ratio({"steps_per_s": 5500.0, "games_per_s": 20.0 * 4}, res)
+    assert ratio == pytest.approx(4.0) and basis == "games/s / games/s"
+    res["ratio"], res["ratio_basis"] = ratio, basis
+    bench_script.print_peer(name, res, "hand")
+    out = capsys.readouterr().out
+    assert "20 hands/s" in out and "NOT measured" in out and "= 4x (hands/s / hands/s)" in out
 
 
 def test_doudizhu_peers_registered_and_batch_cap(bench_script, monkeypatch):
     import cardjax
 
     assert {name for name, _ in bench_script.PEERS["doudizhu"]} == {
-        "open_spiel dou_dizhu", "douzero GameEnv"}
+        "open_spiel dou_dizhu", "open_spiel dou_dizhu, Python loop", "rlcard doudizhu game",
+        "rlcard doudizhu env", "douzero GameEnv"}
     assert set(bench_script.BLOCK) >= {"doudizhu", "mini_doudizhu"}
     ddz, mini = cardjax.make("doudizhu"), cardjax.make("mini_doudizhu")
     assert bench_script.state_bytes(ddz) > 27472 > bench_script.state_bytes(mini)
@@ -109,10 +172,10 @@ def test_mini_doudizhu_tiny_run(bench_script, tmp_path):
     assert report["games"]["mini_doudizhu"]["peers"] == {}
 
 
-def test_tractor_tiny_run_counts_sub_actions_and_hands(bench_script, capsys):
+def test_tractor_tiny_run_counts_sub_actions_and_hands(bench_script, tmp_path, capsys):
     assert bench_script.BLOCK["tractor"] == 32
     argv = ["--games", "tractor", "--batch-sizes", "2", "--steps", "320", "--repeats", "1",
-            "--no-peers"]
+            "--json", str(tmp_path / "t.json")]
     report = bench_script.main(argv)
     (row,) = report["rows"]
     assert row["steps_per_call"] == 320 and row["block"] == 32
@@ -122,7 +185,14 @@ def test_tractor_tiny_run_counts_sub_actions_and_hands(bench_script, capsys):
         assert 112 < row["mean_game_length"] < 613
     game = report["games"]["tractor"]
     assert game["units"]["game"] == "hand" and "sub-action" in game["units"]["step"]
-    assert "a game is one hand (games/s = hands/s)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "a game is one hand (games/s = hands/s)" in out
+    # the only Tractor peer is quoted, not measured: it costs nothing and says so
+    data = json.loads((tmp_path / "t.json").read_text())
+    (peer,) = data["games"]["tractor"]["peers"].values()
+    assert peer["measured"] is False and "quoted, not re-measured" in peer["note"]
+    assert peer["ratio_basis"] == "games/s / games/s" and peer["ratio"] > 0
+    assert data["games"]["tractor"]["state_bytes"] > 0 and "NOT measured" in out
 
 
 # ------------------------------------------------------------------ scripts/benchmark_training.py
