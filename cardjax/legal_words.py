@@ -3,7 +3,7 @@
 Action ``a`` is bit ``a % 32`` (least significant first) of word ``a // 32``; an ``n``-action mask
 takes ``ceil(n / 32)`` ``uint32`` words, and bits at or past ``n`` are zero.  Everything here reads
 the words directly: counting, the ``j``-th legal action in id order, the first one in a range, a
-uniformly random one.  Cost grows with the number of words (860 for Dou Dizhu's 27,472 actions),
+uniformly random one.  Cost grows with the number of words (864 for Dou Dizhu's 27,472 actions),
 not with the number of actions, which is what makes a game with a large action table fast.
 
 All functions take ONE set (``words`` of shape ``[W]``) unless they say otherwise; vmap for a batch.
@@ -111,24 +111,25 @@ def sample(key, words: Array) -> Array:
     """int32: a uniformly random action of the set (not empty).
 
     The same action as ``cardjax.random_action(key, unpack(words, n))``: one uniform number picks
-    the k-th action, ``k = floor(u * count)``.  The word holding it is found in two levels (a
-    block of about sqrt(W) words, then the word), since a running sum is slow on CPUs.
+    the k-th action, ``k = floor(u * count)``.  The word holding it is found in two levels, a
+    block of 32 words and then the word, since a running sum over every word is slow on CPUs;
+    sets stored as a whole number of blocks (Dou Dizhu's 864 words) are not copied to pad them.
     """
     nw = words.shape[-1]
-    width = max(1, int(nw ** 0.5 + 0.999))
-    blocks = -(-nw // width)
-    per_word = jax.lax.population_count(
-        jnp.pad(words, (0, blocks * width - nw))).astype(jnp.int32).reshape(blocks, width)
+    blocks = -(-nw // BITS)
+    if blocks * BITS != nw:
+        words = jnp.pad(words, (0, blocks * BITS - nw))
+    per_word = jax.lax.population_count(words).astype(jnp.int32).reshape(blocks, BITS)
     per_block = jnp.sum(per_word, axis=1)
     upto = jnp.cumsum(per_block)
     total = upto[-1]
     k = jnp.floor(jax.random.uniform(key) * total).astype(jnp.int32)
     k = jnp.minimum(k, total - 1)
-    block = jnp.argmax(upto > k)
+    block = jnp.sum(upto <= k)
     k_in = k - (upto[block] - per_block[block])
-    in_block = jnp.cumsum(per_word[block])
-    offset = jnp.argmax(in_block > k_in)
-    rank = k_in - (in_block[offset] - per_word[block, offset])
-    word = block * width + offset
-    w = jnp.pad(words, (0, blocks * width - nw))[word]
-    return (word * BITS + _select_in_word(w, rank)).astype(jnp.int32)
+    row = per_word[block]
+    in_block = jnp.cumsum(row)
+    offset = jnp.sum(in_block <= k_in)
+    rank = k_in - (in_block[offset] - row[offset])
+    word = block * BITS + offset
+    return (word * BITS + _select_in_word(words[word], rank)).astype(jnp.int32)

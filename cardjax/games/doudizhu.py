@@ -20,7 +20,7 @@ the current bid or passes; a bid of 3 ends it.  The highest bidder becomes landl
 bottom cards; if nobody bids the deal is void (terminated, rewards 0).  Without bidding the
 landlord is seat 0 (``init``) or the seat given to ``init_from_deal``.
 
-The legal actions are stored packed (``legal_words``, 859 ``uint32`` words, see
+The legal actions are stored packed (``legal_words``, 864 ``uint32`` words, see
 :mod:`cardjax.legal_words`); ``state.legal_action_mask`` unpacks them on demand, and
 ``env.random_action``, ``env.is_legal`` and ``env.legal_words`` read the words directly.
 
@@ -69,7 +69,7 @@ __all__ = ["DouDizhu", "State", "ACTIONS", "legal_moves", "action_index", "actio
 @struct.dataclass
 class State:
     current_player: Array
-    legal_words: Array  # the legal actions packed, uint32[859]; see ``legal_action_mask``
+    legal_words: Array  # the legal actions packed, uint32[864]; see ``legal_action_mask``
     rewards: Array
     terminated: Array
     step_count: Array
