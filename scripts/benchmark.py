@@ -76,10 +76,9 @@ DEFAULT_BLOCK = 32
 UNITS = {"tractor": {"step": "sub-action (a declaration or pass, one buried card, one card of a "
                              "move, or 'done')", "game": "hand"}}
 # A batch size is skipped (and said so) where one game slot's state times this factor (the
-# step's intermediates: int32 copies of the legal mask and the like) would pass a quarter of the
-# memory: host RAM on CPU, the device's memory elsewhere.  Dou Dizhu's state carries a
-# 27,472-bool mask: on a 23 GiB host the largest batch kept is 4096.
-SLOT_BYTES_FACTOR = 32
+# step's intermediates, such as the eight 3.4 kB rows Dou Dizhu ORs into its legal words) would
+# pass a quarter of the memory: host RAM on CPU, the device's memory elsewhere.
+SLOT_BYTES_FACTOR = 16
 MEMORY_FRACTION = 0.25
 
 

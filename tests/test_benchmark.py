@@ -155,10 +155,12 @@ def test_doudizhu_peers_registered_and_batch_cap(bench_script, monkeypatch):
         "rlcard doudizhu env", "douzero GameEnv"}
     assert set(bench_script.BLOCK) >= {"doudizhu", "mini_doudizhu"}
     ddz, mini = cardjax.make("doudizhu"), cardjax.make("mini_doudizhu")
-    assert bench_script.state_bytes(ddz) > 27472 > bench_script.state_bytes(mini)
+    # the legal moves packed: 864 words of 4 bytes and the game's fields, not 27,472 bools
+    assert 3456 < bench_script.state_bytes(ddz) < 4096
+    assert bench_script.state_bytes(mini) < 3456
     monkeypatch.setattr(bench_script, "memory_bytes", lambda: 16 * 2 ** 30)
     cap = bench_script.max_batch(ddz)
-    assert cap == 4096  # 16 GiB / 4 / (32 x ~27.8 kB)
+    assert cap == 65536  # 16 GiB / 4 / (16 x ~3.8 kB)
     assert bench_script.max_batch(mini) > 65536
 
 

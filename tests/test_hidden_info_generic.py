@@ -101,6 +101,8 @@ def test_identity_worlds_are_mcts_on_the_true_state(name):
         a, info = to_numpy(decide(key, s))
         out = to_numpy(search(key, s))
         for f in s.__dataclass_fields__:
+            if isinstance(getattr(s, f), int):  # a static field (Dou Dizhu's num_actions)
+                continue
             np.testing.assert_array_equal(getattr(info["states"], f)[0], getattr(s, f))
         legal = np.asarray(s.legal_action_mask)
         np.testing.assert_array_equal(info["child_values"][0], out.child_values)

@@ -132,7 +132,7 @@ def _select(tree: Tree, teams: Array, c: float, key: Array):
     def body(carry):
         node, _, _, _, depth = carry
         terminal = tree.states.terminated[node]
-        legal = tree.states.legal_action_mask[node]
+        legal = _index(tree.states, node).legal_action_mask  # index first: it may be unpacked
         kids = tree.children[node]
         unexpanded = legal & (kids < 0)
         any_new = jnp.any(unexpanded)
