@@ -35,6 +35,7 @@ from cardjax.games import tractor_cards as tc
 from cardjax.games import tractor_hidden
 from cardjax.games import tractor_moves as tm
 from cardjax.games import tractor_observe as tobs
+from cardjax.games.tractor_gate import gated
 from cardjax.games.tractor_moves import BURY, CHAODI, DECLARE, OVER, PLAY
 
 Array = jax.Array
@@ -253,7 +254,9 @@ class Tractor(Env):
         ok = have & (keys > cur)
         return jnp.zeros(NUM_ACTIONS, bool).at[PASS].set(True).at[DECL_PAIR:].set(ok)
 
-    def _play_mask(self, s: State) -> Array:
+    def _play_mask(self, s: State, need=True) -> Array:
+        """The trick phase's mask; ``need``: whether it is the trick phase (the follow masks of
+        the games where it is not are skipped, see :mod:`~cardjax.games.tractor_gate`)."""
         eff, order, slot = tm.context(s.level, s.trump)
         seat = s.current_player
         hand = tm.pad(s._hands[seat])
@@ -267,9 +270,11 @@ class Tractor(Env):
         if self.throws:
             lead_cards, lead_done = free_cards, free_done
         else:
-            lead_cards, lead_done = tm.unit_prefix_mask(hand, part, eff, slot)
+            lead_cards, lead_done = gated(need & leading, _unit_prefix, _no_unit_prefix,
+                                          hand, part, s.level, s.trump, share=2)
         hand_u, part_u, n_u, k_u, pairs_u = self._follow_unit(s, hand, part)
-        follow = tm.follow_mask(hand_u, part_u, s.lead_suit, n_u, k_u, pairs_u, eff, slot)
+        follow = gated(need & ~leading, _follow_cards, _no_cards, hand_u, part_u, s.lead_suit,
+                       n_u, k_u, pairs_u, s.level, s.trump, share=2)
         cards = jnp.where(leading, lead_cards, follow)[:NUM_TYPES]
         done = leading & lead_done
         return jnp.zeros(NUM_ACTIONS, bool).at[:NUM_TYPES].set(cards).at[DONE].set(done)
@@ -299,7 +304,7 @@ class Tractor(Env):
 
     def _legal_mask(self, s: State) -> Array:
         masks = jnp.stack([self._decl_mask(s), self._bury_mask(s), self._chaodi_mask(s),
-                           self._play_mask(s), jnp.ones(NUM_ACTIONS, bool)])
+                           self._play_mask(s, s.phase == PLAY), jnp.ones(NUM_ACTIONS, bool)])
         return masks[jnp.clip(s.phase, 0, 4)]
 
     # ------------------------------------------------------------------ transitions
@@ -394,12 +399,16 @@ class Tractor(Env):
         # a follower finished a unit of a lead with several tractors (see _follow_unit)
         unit_done = ~leading & jnp.any(size == jnp.cumsum(2 * s.lead_tractors))
         s1 = s.replace(trick=trick, follow_base=jnp.where(unit_done, trick[seat], s.follow_base))
-        lead_end = self._end_lead(s1)
-        follow_end = self._end_follow(s1)
+        # the moves' arithmetic runs only for the games where it applies (a game in another
+        # phase computes this branch too, to be discarded)
+        lead_ends = leading & is_done
+        follow_ends = ~leading & (size == s.lead_n)
+        in_play = s.phase == PLAY
+        lead_end = self._end_lead(s1, in_play & lead_ends)
+        follow_end = self._end_follow(s1, in_play & follow_ends)
         out = s1
-        out = jax.tree_util.tree_map(lambda a, b: jnp.where(leading & is_done, a, b), lead_end, out)
-        out = jax.tree_util.tree_map(lambda a, b: jnp.where(~leading & (size == s.lead_n), a, b),
-                                     follow_end, out)
+        out = jax.tree_util.tree_map(lambda a, b: jnp.where(lead_ends, a, b), lead_end, out)
+        out = jax.tree_util.tree_map(lambda a, b: jnp.where(follow_ends, a, b), follow_end, out)
         return out
 
     def _commit(self, s: State, seat, cards) -> State:
@@ -410,15 +419,20 @@ class Tractor(Env):
         return s.replace(_hands=hands, played=played, revealed=revealed,
                          hand_sizes=jnp.sum(hands, axis=1, dtype=jnp.int32))
 
-    def _end_lead(self, s: State) -> State:
+    def _end_lead(self, s: State, need=True) -> State:
+        """The lead being built is complete; ``need``: whether this applies (the throw check of
+        the games where it does not is skipped)."""
         eff, order, slot = tm.context(s.level, s.trump)
         seat = s.current_player
         lead = tm.pad(s.trick[seat])
         others = jnp.stack([tm.pad(s._hands[(seat + i) % 4]) for i in (1, 2, 3)])
         if self.throws:
-            stands, actual, tractors = tm.throw_check(lead, others, eff, order, slot)
-        else:  # one unit: at most one tractor
-            stands, actual, tractors = jnp.bool_(True), lead, None
+            stands, actual, tractors = gated(need, _throw_check, _unchecked, lead, others,
+                                             s.level, s.trump)
+        else:  # one unit: at most one tractor (none below two pairs)
+            stands, actual = jnp.bool_(True), lead
+            tractors = gated(need & (jnp.sum(lead == 2) >= 2), _tractors, _no_tractors, lead,
+                             s.level, s.trump)
         back = (lead - actual)[:NUM_TYPES]
         actual = actual[:NUM_TYPES]
         suit, n, tractors, pairs = tm.lead_info(tm.pad(actual), eff, slot, tractors)
@@ -433,7 +447,7 @@ class Tractor(Env):
                          num_in_trick=jnp.int32(1), current_player=(seat + 1) % 4,
                          penalty=s.penalty + jnp.where(attacker, -pen, pen))
 
-    def _end_follow(self, s: State) -> State:
+    def _end_follow(self, s: State, need=True) -> State:
         eff, order, slot = tm.context(s.level, s.trump)
         seat = s.current_player
         cards = s.trick[seat].astype(jnp.int32)
@@ -443,12 +457,12 @@ class Tractor(Env):
                       follow_base=jnp.zeros_like(s.follow_base),
                       num_in_trick=s.num_in_trick + 1, current_player=(seat + 1) % 4)
         return jax.tree_util.tree_map(lambda a, b: jnp.where(s.num_in_trick == 4, a, b),
-                                      self._end_trick(s), s)
+                                      self._end_trick(s, need & (s.num_in_trick == 4)), s)
 
-    def _end_trick(self, s: State) -> State:
-        eff, order, slot = tm.context(s.level, s.trump)
+    def _end_trick(self, s: State, need=True) -> State:
         plays = tm.pad(s.trick.astype(jnp.int32))
-        win = tm.trick_winner(plays, s.leader, s.lead_tractors, s.lead_pairs, eff, order, slot)
+        win = gated(need, _winner, _no_winner, s.trick, s.leader, s.lead_tractors, s.lead_pairs,
+                    s.level, s.trump)
         pts = jnp.sum(plays * jnp.asarray(tm.POINTS)[None, :])
         defender_won = (win % 2) == (s.dealer % 2)
         s = s.replace(
@@ -459,16 +473,16 @@ class Tractor(Env):
             current_player=win, num_in_trick=jnp.int32(0))
         over = jnp.sum(s.hand_sizes) == 0  # the last trick: every card is played
         return jax.tree_util.tree_map(lambda a, b: jnp.where(over, a, b),
-                                      self._end_hand(s, ~defender_won), s)
+                                      self._end_hand(s, ~defender_won, need & over), s)
 
-    def _end_hand(self, s: State, attackers_last: Array) -> State:
+    def _end_hand(self, s: State, attackers_last: Array, need=True) -> State:
         kitty = jnp.sum(s._kitty.astype(jnp.int32) * jnp.asarray(tm.POINTS)[:NUM_TYPES])
-        # the largest unit of the last trick's winning play (a ruff's, not the lead's)
-        eff, _, slot = tm.context(s.level, s.trump)
+        # the largest unit of the last trick's winning play (a ruff's, not the lead's; no
+        # tractor below two pairs)
         won = tm.pad(s.last_trick[s.last_winner])
-        wsuit, _ = tm.suit_of_play(won, eff)
-        wlens = tm.units(won, wsuit, eff, slot)[0]
-        unit = jnp.where(wlens[0] >= 2, 2 * wlens[0], jnp.where(jnp.any(won == 2), 2, 1))
+        longest = gated(need & (jnp.sum(won == 2) >= 2), _tractors, _no_tractors, won, s.level,
+                        s.trump, share=8)[0]
+        unit = jnp.where(longest >= 2, 2 * longest, jnp.where(jnp.any(won == 2), 2, 1))
         if self.kitty_multiplier == "times":
             mult = 2 * unit
         else:
@@ -532,6 +546,57 @@ class Tractor(Env):
             lines.append(f"kitty {tc.counts_str(s._kitty)} ({int(s.kitty_points)} points, bonus "
                          f"{int(s.kitty_bonus)}); levels gained {list(map(int, s.level_gain))}")
         return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------- gated move arithmetic
+# The expensive parts of a step, as functions of their inputs for tractor_gate.gated, each with
+# the cheap stand-in computed where it does not apply (a placeholder the caller discards, or the
+# exact answer of the common case).
+def _throw_check(lead, others, level, trump):
+    eff, order, slot = tm.context(level, trump)
+    return tm.throw_check(lead, others, eff, order, slot)
+
+
+def _unchecked(lead, others, level, trump):
+    return jnp.bool_(True), lead, jnp.zeros(tm.MAX_TRACTORS, jnp.int32)
+
+
+def _tractors(c, level, trump):
+    """The tractor lengths of a one-suit play ``c`` (int[55]), longest first."""
+    eff, _, slot = tm.context(level, trump)
+    return tm.units(c, tm.suit_of_play(c, eff)[0], eff, slot)[0]
+
+
+def _no_tractors(c, level, trump):  # ``_tractors`` of a play of fewer than two pairs
+    return jnp.zeros(tm.MAX_TRACTORS, jnp.int32)
+
+
+def _winner(trick, leader, tractors, pairs, level, trump):
+    eff, order, slot = tm.context(level, trump)
+    return tm.trick_winner(tm.pad(trick.astype(jnp.int32)), leader, tractors, pairs, eff, order,
+                           slot)
+
+
+def _no_winner(trick, leader, tractors, pairs, level, trump):
+    return jnp.int32(0)
+
+
+def _follow_cards(hand, part, suit, n, k1, pairs, level, trump):
+    eff, _, slot = tm.context(level, trump)
+    return tm.follow_mask(hand, part, suit, n, k1, pairs, eff, slot)
+
+
+def _no_cards(hand, part, suit, n, k1, pairs, level, trump):
+    return jnp.zeros(tm.PAD, bool)
+
+
+def _unit_prefix(hand, part, level, trump):
+    eff, _, slot = tm.context(level, trump)
+    return tm.unit_prefix_mask(hand, part, eff, slot)
+
+
+def _no_unit_prefix(hand, part, level, trump):
+    return jnp.zeros(tm.PAD, bool), jnp.bool_(False)
 
 
 def level_change(score, levels: str = "standard"):
