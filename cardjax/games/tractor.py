@@ -104,6 +104,16 @@ class State:
 _JITS: dict = {}
 
 
+def _row(i, n=4):
+    """bool[n, 1]: row ``i`` of a [n, k] array.  Updates of one row (a seat's hand) are selects,
+    not scatters: under vmap a scatter at a per-game index is a slow loop on CPUs."""
+    return (jnp.arange(n) == i)[:, None]
+
+
+def _onehot(i, n=NUM_TYPES):
+    return jnp.arange(n) == i
+
+
 def _jitted(env, name: str):
     """``jax.jit(env.<name>)`` shared by every env with the same options: eager calls (checked
     mode, tests, helpers) run compiled code, compiled once per option set; inside an outer jit
@@ -193,7 +203,7 @@ class Tractor(Env):
         i32 = lambda x: jnp.asarray(x, jnp.int32)  # noqa: E731
         z4 = jnp.zeros((4, NUM_TYPES), jnp.int8)
         first = jnp.where(dealer >= 0, (dealer + 1) % 4, 0).astype(jnp.int32)
-        hands = z4.at[first, deal[0]].add(1)
+        hands = (_row(first) & _onehot(deal[0])).astype(jnp.int8)
         s = State(
             current_player=first, legal_action_mask=jnp.zeros(NUM_ACTIONS, bool),
             rewards=jnp.zeros(4, jnp.float32), terminated=jnp.bool_(False), step_count=i32(0),
@@ -204,7 +214,7 @@ class Tractor(Env):
             lead_k1=i32(0), lead_pairs=i32(0), lead_tractors=jnp.zeros(tm.MAX_TRACTORS, jnp.int32),
             follow_base=jnp.zeros(NUM_TYPES, jnp.int8), played=z4, revealed=z4,
             voids=jnp.zeros((4, 5), bool), last_trick=z4, last_leader=i32(-1), last_winner=i32(-1),
-            hand_sizes=jnp.zeros(4, jnp.int32).at[first].set(1), attacker_points=i32(0),
+            hand_sizes=_onehot(first, 4).astype(jnp.int32), attacker_points=i32(0),
             defender_points=i32(0), kitty_points=i32(0), kitty_bonus=i32(0), penalty=i32(0),
             level_gain=jnp.zeros(2, jnp.int32), _hands=hands,
             _kitty=jnp.zeros(NUM_TYPES, jnp.int8), _deal=deal.astype(jnp.int8),
@@ -242,7 +252,7 @@ class Tractor(Env):
         own = s.decl_seat == seat
         reinforce = (s.decl_kind == 1) & (kinds == 2) & (suits == s.decl_suit)
         ok = have & jnp.where(own, reinforce, kinds > s.decl_kind)
-        return jnp.zeros(NUM_ACTIONS, bool).at[PASS].set(True).at[DECL_SINGLE:].set(ok)
+        return jnp.concatenate([jnp.zeros(PASS, bool), jnp.ones(1, bool), ok])
 
     def _chaodi_mask(self, s: State) -> Array:
         hand = s._hands[s.current_player].astype(jnp.int32)
@@ -252,7 +262,8 @@ class Tractor(Env):
         keys = jnp.concatenate([jnp.asarray(CHAODI_SUIT_KEY), jnp.array([4, 5])])
         have = jnp.concatenate([hand[lv] == 2, hand[52:53] == 2, hand[53:54] == 2])
         ok = have & (keys > cur)
-        return jnp.zeros(NUM_ACTIONS, bool).at[PASS].set(True).at[DECL_PAIR:].set(ok)
+        return jnp.concatenate([jnp.zeros(PASS, bool), jnp.ones(1, bool),
+                                jnp.zeros(DECL_PAIR - DECL_SINGLE, bool), ok])
 
     def _play_mask(self, s: State, need=True) -> Array:
         """The trick phase's mask; ``need``: whether it is the trick phase (the follow masks of
@@ -277,7 +288,7 @@ class Tractor(Env):
                        n_u, k_u, pairs_u, s.level, s.trump, share=2)
         cards = jnp.where(leading, lead_cards, follow)[:NUM_TYPES]
         done = leading & lead_done
-        return jnp.zeros(NUM_ACTIONS, bool).at[:NUM_TYPES].set(cards).at[DONE].set(done)
+        return jnp.concatenate([cards, done[None], jnp.zeros(NUM_ACTIONS - DONE - 1, bool)])
 
     @staticmethod
     def _follow_unit(s: State, hand, part):
@@ -300,7 +311,7 @@ class Tractor(Env):
 
     def _bury_mask(self, s: State) -> Array:
         hand = s._hands[s.current_player]
-        return jnp.zeros(NUM_ACTIONS, bool).at[:NUM_TYPES].set(hand > 0)
+        return jnp.concatenate([hand > 0, jnp.zeros(NUM_ACTIONS - NUM_TYPES, bool)])
 
     def _legal_mask(self, s: State) -> Array:
         masks = jnp.stack([self._decl_mask(s), self._bury_mask(s), self._chaodi_mask(s),
@@ -339,10 +350,10 @@ class Tractor(Env):
         """``seat`` takes the kitty (the deal's last 8 cards, or the buried kitty) and buries."""
         first_kitty = jnp.zeros(NUM_TYPES, jnp.int8).at[s._deal[100:].astype(jnp.int32)].add(1)
         kitty = jnp.where(s.phase == DECLARE, first_kitty, s._kitty)
-        hands = s._hands.at[seat].add(kitty)
+        me = jnp.arange(4) == seat
+        hands = s._hands + jnp.where(me[:, None], kitty, 0).astype(jnp.int8)
         # every earlier burier now knows its cards are in this seat's hand or buried again; the
         # seat's own earlier burial is forgotten (it sees the kitty it takes back)
-        me = jnp.arange(4) == seat
         takers = (s._takers | (~me[:, None] & me[None, :])) & ~me[:, None]
         return s.replace(phase=jnp.int32(BURY), burier=seat, buried=jnp.int32(0),
                          current_player=seat, _hands=hands, _kitty=jnp.zeros_like(s._kitty),
@@ -355,7 +366,7 @@ class Tractor(Env):
         dealing = t < 100
         recv = (s.deal_first + t) % 4
         card = s._deal[jnp.minimum(t, 107)].astype(jnp.int32)
-        hands = jnp.where(dealing, s._hands.at[recv, card].add(1), s._hands)
+        hands = s._hands + (dealing & _row(recv) & _onehot(card)).astype(jnp.int8)
         dealt = s.replace(turn=t, _hands=hands, current_player=recv,
                           hand_sizes=jnp.sum(hands, axis=1, dtype=jnp.int32))
         dealer = jnp.where(s.dealer >= 0, s.dealer, jnp.maximum(s.decl_seat, 0))
@@ -369,11 +380,12 @@ class Tractor(Env):
 
     def _bury(self, s: State, action: Array) -> State:
         seat = s.burier
-        hands = s._hands.at[seat, action].add(-1)
-        s = s.replace(_hands=hands, _kitty=s._kitty.at[action].add(1), buried=s.buried + 1,
+        card = _onehot(action).astype(jnp.int8)
+        hands = s._hands - jnp.where(_row(seat), card, 0).astype(jnp.int8)
+        s = s.replace(_hands=hands, _kitty=s._kitty + card, buried=s.buried + 1,
                       hand_sizes=jnp.sum(hands, axis=1, dtype=jnp.int32))
         fin = s.buried == KITTY
-        s = s.replace(_bury_mark=jnp.where(fin, s._bury_mark.at[seat].set(s._kitty), s._bury_mark))
+        s = s.replace(_bury_mark=jnp.where(fin & _row(seat), s._kitty, s._bury_mark))
         if self.chaodi:
             after = s.replace(phase=jnp.int32(CHAODI), passes=jnp.int32(0),
                               current_player=(seat + 1) % 4)
@@ -392,13 +404,14 @@ class Tractor(Env):
     def _play(self, s: State, action: Array) -> State:
         seat = s.current_player
         is_done = action == DONE
-        add = jnp.where(is_done, 0, 1)
-        trick = s.trick.at[seat, jnp.minimum(action, NUM_TYPES - 1)].add(add.astype(jnp.int8))
-        size = jnp.sum(trick[seat], dtype=jnp.int32)
+        part = s.trick[seat] + (~is_done & _onehot(jnp.minimum(action, NUM_TYPES - 1))).astype(
+            jnp.int8)
+        trick = jnp.where(_row(seat), part, s.trick)
+        size = jnp.sum(part, dtype=jnp.int32)
         leading = s.num_in_trick == 0
         # a follower finished a unit of a lead with several tractors (see _follow_unit)
         unit_done = ~leading & jnp.any(size == jnp.cumsum(2 * s.lead_tractors))
-        s1 = s.replace(trick=trick, follow_base=jnp.where(unit_done, trick[seat], s.follow_base))
+        s1 = s.replace(trick=trick, follow_base=jnp.where(unit_done, part, s.follow_base))
         # the moves' arithmetic runs only for the games where it applies (a game in another
         # phase computes this branch too, to be discarded)
         lead_ends = leading & is_done
@@ -413,9 +426,11 @@ class Tractor(Env):
 
     def _commit(self, s: State, seat, cards) -> State:
         """Move ``cards`` (int[54]) from ``seat``'s hand to the table record."""
-        hands = s._hands.at[seat].add(-cards.astype(jnp.int8))
-        played = s.played.at[seat].add(cards.astype(jnp.int8))
-        revealed = s.revealed.at[seat].set(jnp.minimum(s.revealed[seat], hands[seat]))
+        row = _row(seat)
+        moved = jnp.where(row, cards.astype(jnp.int8), 0).astype(jnp.int8)
+        hands = s._hands - moved
+        played = s.played + moved
+        revealed = jnp.where(row, jnp.minimum(s.revealed, hands), s.revealed)
         return s.replace(_hands=hands, played=played, revealed=revealed,
                          hand_sizes=jnp.sum(hands, axis=1, dtype=jnp.int32))
 
@@ -439,10 +454,12 @@ class Tractor(Env):
         s = self._commit(s, seat, actual)
         # the returned cards are known to be in hand (perhaps the same copies as ones already
         # revealed, so the known count is the larger one, not the sum)
-        s = s.replace(revealed=s.revealed.at[seat].max(back.astype(jnp.int8)))
+        s = s.replace(revealed=jnp.where(_row(seat), jnp.maximum(s.revealed, back.astype(jnp.int8)),
+                                         s.revealed))
         attacker = (seat % 2) != (s.dealer % 2)
         pen = jnp.where(stands, 0, self.throw_penalty)
-        return s.replace(trick=s.trick.at[seat].set(actual.astype(jnp.int8)), lead_suit=suit,
+        return s.replace(trick=jnp.where(_row(seat), actual.astype(jnp.int8), s.trick),
+                         lead_suit=suit,
                          lead_n=n, lead_k1=tractors[0], lead_pairs=pairs, lead_tractors=tractors,
                          num_in_trick=jnp.int32(1), current_player=(seat + 1) % 4,
                          penalty=s.penalty + jnp.where(attacker, -pen, pen))
@@ -453,7 +470,7 @@ class Tractor(Env):
         cards = s.trick[seat].astype(jnp.int32)
         off = jnp.any((cards > 0) & (eff[:NUM_TYPES] != s.lead_suit))
         s = self._commit(s, seat, cards)
-        s = s.replace(voids=s.voids.at[seat, s.lead_suit].set(s.voids[seat, s.lead_suit] | off),
+        s = s.replace(voids=s.voids | (off & _row(seat) & _onehot(s.lead_suit, 5)),
                       follow_base=jnp.zeros_like(s.follow_base),
                       num_in_trick=s.num_in_trick + 1, current_player=(seat + 1) % 4)
         return jax.tree_util.tree_map(lambda a, b: jnp.where(s.num_in_trick == 4, a, b),
@@ -492,7 +509,7 @@ class Tractor(Env):
         score = jnp.maximum(s.attacker_points + bonus + s.penalty, 0)
         att_gain, def_gain = level_change(score, self.levels)
         dteam = s.dealer % 2
-        gain = jnp.zeros(2, jnp.int32).at[dteam].set(def_gain).at[1 - dteam].set(att_gain)
+        gain = jnp.where(jnp.arange(2) == dteam, def_gain, att_gain)
         team = jnp.arange(4) % 2
         rewards = (gain[team] - gain[1 - team]).astype(jnp.float32)
         return s.replace(kitty_points=kitty, kitty_bonus=bonus, level_gain=gain, rewards=rewards,
