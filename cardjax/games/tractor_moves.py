@@ -412,23 +412,23 @@ def unit_prefix_mask(hand, part, eff, slot):
     suit, _ = suit_of_play(part, eff)
     empty = jnp.sum(part) == 0
     avail = hand - part > 0
-
-    def ok(p, t):
-        layout = slot[jnp.minimum(eff[t], TRUMP)]  # the suit of the lead with t added
-        types = p > 0
-        ntypes = jnp.sum(types)
-        n1 = jnp.sum(p == 1)
-        # the types form one path: a held path (over "present" types) of length ntypes
-        is_path = jnp.any(held_paths(layout, types) & (jnp.asarray(P_LEN) == ntypes))
-        one = jnp.argmax(p == 1)
-        complete = (n1 == 0) | ((n1 == 1) & ((ntypes == 1) | (hand[one] == 2)))
-        return is_path & complete
-
-    cand = part[None, :] + jnp.eye(PAD, dtype=part.dtype)
-    same_suit = (eff == suit) | empty
-    cards = avail & same_suit & jax.vmap(ok)(cand, jnp.arange(PAD))
-    ntypes = jnp.sum(part > 0)
-    done = ~empty & ((ntypes == 1) | (jnp.sum(part == 1) == 0))
+    types = jnp.arange(PAD)
+    # each candidate t: the lead with one more card of type t.  Its types must form one path
+    # (a held path over "present" types of length ntypes, that is a run of at least ntypes: a
+    # run holds the paths of every length up to its own), in the layout of t's suit: the
+    # lead's, as only t of its suit are kept once it has a card (and a first card is a path)
+    cand = part[None, :] + (types[:, None] == types[None, :]).astype(part.dtype)  # [t, 55]
+    present = cand > 0
+    ntypes = jnp.sum(present, axis=1)
+    layout = slot[suit]  # [16, 4]
+    lines = (part > 0)[layout.T][None] | (layout.T[None] == types[:, None, None])  # [t, 4, 16]
+    is_path = jnp.max(_run_lengths(lines).reshape(PAD, -1), axis=1) >= ntypes
+    ones = cand == 1
+    n1 = jnp.sum(ones, axis=1)
+    one = jnp.argmax(ones, axis=1)
+    complete = (n1 == 0) | ((n1 == 1) & ((ntypes == 1) | (hand[one] == 2)))
+    cards = avail & jnp.where(empty, True, (eff == suit) & is_path & complete)
+    done = ~empty & ((jnp.sum(part > 0) == 1) | (jnp.sum(part == 1) == 0))
     return cards, done
 
 
