@@ -278,8 +278,14 @@ def _no_thrown_tractor(lead, oth, suit, eff, slot):
 def _run_lengths(held):
     """int[..., 16]: at each position of ``held`` (bool[..., 16]) the length of the run of True
     ending there (0 where False)."""
-    idx = jnp.arange(held.shape[-1])
-    return idx - jax.lax.cummax(jnp.where(held, -1, idx), axis=held.ndim - 1)
+    # bit p of a line's mask is position p; the run ending at p is the count of leading zeros
+    # of the inverted mask with bit p moved to the top (XLA's CPU cumulative max is a windowed
+    # reduction, quadratic in the line's length)
+    idx = jnp.arange(held.shape[-1], dtype=jnp.uint32)
+    bits = jnp.sum(jnp.where(held, jnp.uint32(1) << idx, jnp.uint32(0)), axis=-1,
+                   dtype=jnp.uint32)
+    top = (~bits)[..., None] << (jnp.uint32(31) - idx)
+    return jnp.minimum(jax.lax.clz(top), idx + 1).astype(jnp.int32)
 
 
 def _runs(held):
