@@ -110,6 +110,12 @@ def _row(i, n=4):
     return (jnp.arange(n) == i)[:, None]
 
 
+def _sizes(hands):
+    """int32[4]: the cards in each hand, summed in int8 (at most 108 cards): a sum in int32 makes
+    XLA convert the whole [4, 54] array first."""
+    return jnp.sum(hands, axis=1, dtype=jnp.int8).astype(jnp.int32)
+
+
 def _onehot(i, n=NUM_TYPES):
     return jnp.arange(n) == i
 
@@ -357,7 +363,7 @@ class Tractor(Env):
         takers = (s._takers | (~me[:, None] & me[None, :])) & ~me[:, None]
         return s.replace(phase=jnp.int32(BURY), burier=seat, buried=jnp.int32(0),
                          current_player=seat, _hands=hands, _kitty=jnp.zeros_like(s._kitty),
-                         hand_sizes=jnp.sum(hands, axis=1, dtype=jnp.int32), _takers=takers,
+                         hand_sizes=_sizes(hands), _takers=takers,
                          _bury_mark=jnp.where(me[:, None], 0, s._bury_mark).astype(jnp.int8))
 
     def _declare(self, s: State, action: Array) -> State:
@@ -368,7 +374,7 @@ class Tractor(Env):
         card = s._deal[jnp.minimum(t, 107)].astype(jnp.int32)
         hands = s._hands + (dealing & _row(recv) & _onehot(card)).astype(jnp.int8)
         dealt = s.replace(turn=t, _hands=hands, current_player=recv,
-                          hand_sizes=jnp.sum(hands, axis=1, dtype=jnp.int32))
+                          hand_sizes=_sizes(hands))
         dealer = jnp.where(s.dealer >= 0, s.dealer, jnp.maximum(s.decl_seat, 0))
         done = s.replace(turn=t, dealer=dealer)
         done = self._to_bury(done, dealer)
@@ -383,7 +389,7 @@ class Tractor(Env):
         card = _onehot(action).astype(jnp.int8)
         hands = s._hands - jnp.where(_row(seat), card, 0).astype(jnp.int8)
         s = s.replace(_hands=hands, _kitty=s._kitty + card, buried=s.buried + 1,
-                      hand_sizes=jnp.sum(hands, axis=1, dtype=jnp.int32))
+                      hand_sizes=_sizes(hands))
         fin = s.buried == KITTY
         s = s.replace(_bury_mark=jnp.where(fin & _row(seat), s._kitty, s._bury_mark))
         if self.chaodi:
@@ -432,7 +438,7 @@ class Tractor(Env):
         played = s.played + moved
         revealed = jnp.where(row, jnp.minimum(s.revealed, hands), s.revealed)
         return s.replace(_hands=hands, played=played, revealed=revealed,
-                         hand_sizes=jnp.sum(hands, axis=1, dtype=jnp.int32))
+                         hand_sizes=_sizes(hands))
 
     def _end_lead(self, s: State, need=True) -> State:
         """The lead being built is complete; ``need``: whether this applies (the throw check of
@@ -440,9 +446,8 @@ class Tractor(Env):
         eff, order, slot = tm.context(s.level, s.trump)
         seat = s.current_player
         lead = tm.pad(s.trick[seat])
-        others = jnp.stack([tm.pad(s._hands[(seat + i) % 4]) for i in (1, 2, 3)])
         if self.throws:
-            stands, actual, tractors = gated(need, _throw_check, _unchecked, lead, others,
+            stands, actual, tractors = gated(need, _throw_check, _unchecked, lead, s._hands, seat,
                                              s.level, s.trump)
         else:  # one unit: at most one tractor (none below two pairs)
             stands, actual = jnp.bool_(True), lead
@@ -569,12 +574,13 @@ class Tractor(Env):
 # The expensive parts of a step, as functions of their inputs for tractor_gate.gated, each with
 # the cheap stand-in computed where it does not apply (a placeholder the caller discards, or the
 # exact answer of the common case).
-def _throw_check(lead, others, level, trump):
+def _throw_check(lead, hands, seat, level, trump):
     eff, order, slot = tm.context(level, trump)
+    others = jnp.stack([tm.pad(hands[(seat + i) % 4]) for i in (1, 2, 3)])
     return tm.throw_check(lead, others, eff, order, slot)
 
 
-def _unchecked(lead, others, level, trump):
+def _unchecked(lead, hands, seat, level, trump):
     return jnp.bool_(True), lead, jnp.zeros(tm.MAX_TRACTORS, jnp.int32)
 
 

@@ -497,13 +497,11 @@ def trick_winner(plays, leader, tractors, lead_pairs, eff, order, slot):
     m = (jnp.sum(ordered[1:] == 2, axis=1) >= lead_pairs) & chains
     valid = one & ((xsuit == lsuit) | (xsuit == TRUMP)) & jnp.concatenate([jnp.ones(1, bool), m])
 
-    def better(best, i):
-        bsuit, bkey, win = best
-        xs, ok, key = xsuit[i], valid[i], keys[i]
+    bsuit, bkey, win = lsuit, keys[0], jnp.int32(0)
+    for i in range(1, 4):
+        xs, key = xsuit[i], keys[i]
         beats = ((xs == TRUMP) & (bsuit != TRUMP)) | ((xs == bsuit) & (key > bkey))
-        take = ok & beats
-        return (jnp.where(take, xs, bsuit), jnp.where(take, key, bkey),
-                jnp.where(take, i, win)), None
-
-    (_, _, win), _ = jax.lax.scan(better, (lsuit, keys[0], jnp.int32(0)), jnp.arange(1, 4))
+        take = valid[i] & beats
+        bsuit, bkey, win = (jnp.where(take, xs, bsuit), jnp.where(take, key, bkey),
+                            jnp.where(take, i, win))
     return seats[win]
