@@ -4,7 +4,8 @@ choices and options: docs/games.md ("Tractor").  Cards are 54 *types* (``13 * su
 S H D C, ranks 2..A; ``52`` = XJ, ``53`` = DJ), two copies each; hands and plays are count vectors
 ``int8[54]``.  Also here: :func:`level_change`, and jitted functions of a state for trainers and
 agents (:func:`trick_holder`, :func:`point_swing`, :func:`unseen_cards`).  Elsewhere: move
-arithmetic in :mod:`~cardjax.games.tractor_moves` (and the phase ids), observations in
+arithmetic in :mod:`~cardjax.games.tractor_moves` (and the phase ids), legal action masks in
+:mod:`~cardjax.games.tractor_legal` (and the action ids), observations in
 :mod:`~cardjax.games.tractor_observe`, hidden-state sampling in
 :mod:`~cardjax.games.tractor_hidden`, card text in :mod:`~cardjax.games.tractor_cards`, string
 helpers for people in :mod:`~cardjax.games.tractor_helpers`, matches across hands in
@@ -33,6 +34,7 @@ from flax import struct
 from cardjax.core import Env, PRNGKey
 from cardjax.games import tractor_cards as tc
 from cardjax.games import tractor_hidden
+from cardjax.games import tractor_legal as tl
 from cardjax.games import tractor_moves as tm
 from cardjax.games import tractor_observe as tobs
 from cardjax.games.tractor_gate import gated
@@ -42,13 +44,12 @@ Array = jax.Array
 
 NUM_PLAYERS = 4
 NUM_TYPES = tm.NUM_TYPES
-NUM_ACTIONS = 66
-DONE, PASS = 54, 55
-DECL_SINGLE, DECL_PAIR, DECL_XJ, DECL_DJ = 56, 60, 64, 65
+# the action ids (see the module docstring), defined with the masks
+NUM_ACTIONS, DONE, PASS = tl.NUM_ACTIONS, tl.DONE, tl.PASS
+DECL_SINGLE, DECL_PAIR, DECL_XJ, DECL_DJ = tl.DECL_SINGLE, tl.DECL_PAIR, tl.DECL_XJ, tl.DECL_DJ
+CHAODI_SUIT_KEY = tl.CHAODI_SUIT_KEY
 HAND = 25
 KITTY = 8
-# chaodi rank of a pair declaration of suit S, H, D, C; XJ pair 4, DJ pair 5
-CHAODI_SUIT_KEY = np.array([3, 2, 0, 1], np.int32)
 
 
 @struct.dataclass
@@ -247,82 +248,9 @@ class Tractor(Env):
         return s.replace(legal_action_mask=self._legal_mask(s))
 
     # ------------------------------------------------------------------ legality
-    def _decl_mask(self, s: State) -> Array:
-        """bool[66] of the declaration phase: pass, or a strictly stronger declaration."""
-        seat = s.current_player
-        hand = s._hands[seat].astype(jnp.int32)
-        lv = 13 * jnp.arange(4) + s.level
-        kinds = jnp.array([1] * 4 + [2] * 4 + [3, 4])
-        suits = jnp.array([0, 1, 2, 3] * 2 + [4, 4])
-        have = jnp.concatenate([hand[lv] >= 1, hand[lv] == 2, hand[52:53] == 2, hand[53:54] == 2])
-        own = s.decl_seat == seat
-        reinforce = (s.decl_kind == 1) & (kinds == 2) & (suits == s.decl_suit)
-        ok = have & jnp.where(own, reinforce, kinds > s.decl_kind)
-        return jnp.concatenate([jnp.zeros(PASS, bool), jnp.ones(1, bool), ok])
-
-    def _chaodi_mask(self, s: State) -> Array:
-        hand = s._hands[s.current_player].astype(jnp.int32)
-        lv = 13 * jnp.arange(4) + s.level
-        cur = jnp.where(s.decl_kind == 2, jnp.asarray(CHAODI_SUIT_KEY)[jnp.minimum(s.decl_suit, 3)],
-                        jnp.where(s.decl_kind >= 3, s.decl_kind + 1, -1))
-        keys = jnp.concatenate([jnp.asarray(CHAODI_SUIT_KEY), jnp.array([4, 5])])
-        have = jnp.concatenate([hand[lv] == 2, hand[52:53] == 2, hand[53:54] == 2])
-        ok = have & (keys > cur)
-        return jnp.concatenate([jnp.zeros(PASS, bool), jnp.ones(1, bool),
-                                jnp.zeros(DECL_PAIR - DECL_SINGLE, bool), ok])
-
-    def _play_mask(self, s: State, need=True) -> Array:
-        """The trick phase's mask; ``need``: whether it is the trick phase (the follow masks of
-        the games where it is not are skipped, see :mod:`~cardjax.games.tractor_gate`)."""
-        eff, order, slot = tm.context(s.level, s.trump)
-        seat = s.current_player
-        hand = tm.pad(s._hands[seat])
-        part = tm.pad(s.trick[seat])
-        leading = s.num_in_trick == 0
-        # a lead: cards of one effective suit (or one unit), then done
-        psuit, _ = tm.suit_of_play(part, eff)
-        empty = jnp.sum(part) == 0
-        free_cards = (hand - part > 0) & (empty | (eff == psuit))
-        free_done = ~empty
-        if self.throws:
-            lead_cards, lead_done = free_cards, free_done
-        else:
-            lead_cards, lead_done = gated(need & leading, _unit_prefix, _no_unit_prefix,
-                                          hand, part, s.level, s.trump, share=2)
-        hand_u, part_u, n_u, k_u, pairs_u = self._follow_unit(s, hand, part)
-        follow = gated(need & ~leading, _follow_cards, _no_cards, hand_u, part_u, s.lead_suit,
-                       n_u, k_u, pairs_u, s.level, s.trump, share=2)
-        cards = jnp.where(leading, lead_cards, follow)[:NUM_TYPES]
-        done = leading & lead_done
-        return jnp.concatenate([cards, done[None], jnp.zeros(NUM_ACTIONS - DONE - 1, bool)])
-
-    @staticmethod
-    def _follow_unit(s: State, hand, part):
-        """(hand, part, n, k1, pairs) that :func:`tractor_moves.follow_mask` matches the follow
-        being built against.  A lead with one tractor or none is matched as a whole.  Against
-        several tractors the follow is built unit by unit, as the rules match it: each tractor of
-        the lead in turn (longest first) from the cards not yet used, then the lead's other
-        pairs and singles together; ``follow_base`` holds the cards of the finished units."""
-        tr = s.lead_tractors
-        multi = tr[1] >= 2
-        ends = jnp.cumsum(2 * tr)  # where each tractor unit's cards end
-        base = tm.pad(jnp.where(multi, s.follow_base, 0))
-        u = jnp.minimum(jnp.sum(jnp.sum(part) >= ends), tm.MAX_TRACTORS - 1)
-        in_tractor = jnp.sum(part) < ends[-1]
-        k_u = jnp.where(in_tractor, tr[u], 0)
-        n_u = jnp.where(in_tractor, 2 * tr[u], s.lead_n - ends[-1])
-        pairs_u = jnp.where(in_tractor, tr[u], s.lead_pairs - jnp.sum(tr))
-        return (hand - base, part - base, jnp.where(multi, n_u, s.lead_n),
-                jnp.where(multi, k_u, s.lead_k1), jnp.where(multi, pairs_u, s.lead_pairs))
-
-    def _bury_mask(self, s: State) -> Array:
-        hand = s._hands[s.current_player]
-        return jnp.concatenate([hand > 0, jnp.zeros(NUM_ACTIONS - NUM_TYPES, bool)])
-
     def _legal_mask(self, s: State) -> Array:
-        masks = jnp.stack([self._decl_mask(s), self._bury_mask(s), self._chaodi_mask(s),
-                           self._play_mask(s, s.phase == PLAY), jnp.ones(NUM_ACTIONS, bool)])
-        return masks[jnp.clip(s.phase, 0, 4)]
+        """bool[66]: the legal actions of ``s`` (:func:`tractor_legal.legal_mask`)."""
+        return tl.legal_mask(s, self.throws)
 
     # ------------------------------------------------------------------ transitions
     def _step(self, s: State, action: Array, key=None) -> State:
@@ -415,7 +343,7 @@ class Tractor(Env):
         trick = jnp.where(_row(seat), part, s.trick)
         size = jnp.sum(part, dtype=jnp.int32)
         leading = s.num_in_trick == 0
-        # a follower finished a unit of a lead with several tractors (see _follow_unit)
+        # a follower finished a unit of a lead with several tractors (see tractor_legal.follow_unit)
         unit_done = ~leading & jnp.any(size == jnp.cumsum(2 * s.lead_tractors))
         s1 = s.replace(trick=trick, follow_base=jnp.where(unit_done, part, s.follow_base))
         # the moves' arithmetic runs only for the games where it applies (a game in another
@@ -447,12 +375,12 @@ class Tractor(Env):
         seat = s.current_player
         lead = tm.pad(s.trick[seat])
         if self.throws:
-            stands, actual, tractors = gated(need, _throw_check, _unchecked, lead, s._hands, seat,
-                                             s.level, s.trump)
+            stands, actual, tractors = gated(need, tm.throw_check_at, tm.no_throw_check, lead,
+                                             s._hands, seat, s.level, s.trump)
         else:  # one unit: at most one tractor (none below two pairs)
             stands, actual = jnp.bool_(True), lead
-            tractors = gated(need & (jnp.sum(lead == 2) >= 2), _tractors, _no_tractors, lead,
-                             s.level, s.trump)
+            tractors = gated(need & (jnp.sum(lead == 2) >= 2), tm.tractors_at, tm.no_tractors,
+                             lead, s.level, s.trump)
         back = (lead - actual)[:NUM_TYPES]
         actual = actual[:NUM_TYPES]
         suit, n, tractors, pairs = tm.lead_info(tm.pad(actual), eff, slot, tractors)
@@ -483,8 +411,8 @@ class Tractor(Env):
 
     def _end_trick(self, s: State, need=True) -> State:
         plays = tm.pad(s.trick.astype(jnp.int32))
-        win = gated(need, _winner, _no_winner, s.trick, s.leader, s.lead_tractors, s.lead_pairs,
-                    s.level, s.trump)
+        win = gated(need, tm.winner_at, tm.no_winner, s.trick, s.leader, s.lead_tractors,
+                    s.lead_pairs, s.level, s.trump)
         pts = jnp.sum(plays * jnp.asarray(tm.POINTS)[None, :])
         defender_won = (win % 2) == (s.dealer % 2)
         s = s.replace(
@@ -502,8 +430,8 @@ class Tractor(Env):
         # the largest unit of the last trick's winning play (a ruff's, not the lead's; no
         # tractor below two pairs)
         won = tm.pad(s.last_trick[s.last_winner])
-        longest = gated(need & (jnp.sum(won == 2) >= 2), _tractors, _no_tractors, won, s.level,
-                        s.trump, share=8)[0]
+        longest = gated(need & (jnp.sum(won == 2) >= 2), tm.tractors_at, tm.no_tractors, won,
+                        s.level, s.trump, share=8)[0]
         unit = jnp.where(longest >= 2, 2 * longest, jnp.where(jnp.any(won == 2), 2, 1))
         if self.kitty_multiplier == "times":
             mult = 2 * unit
@@ -568,58 +496,6 @@ class Tractor(Env):
             lines.append(f"kitty {tc.counts_str(s._kitty)} ({int(s.kitty_points)} points, bonus "
                          f"{int(s.kitty_bonus)}); levels gained {list(map(int, s.level_gain))}")
         return "\n".join(lines)
-
-
-# ---------------------------------------------------------------------------- gated move arithmetic
-# The expensive parts of a step, as functions of their inputs for tractor_gate.gated, each with
-# the cheap stand-in computed where it does not apply (a placeholder the caller discards, or the
-# exact answer of the common case).
-def _throw_check(lead, hands, seat, level, trump):
-    eff, order, slot = tm.context(level, trump)
-    others = jnp.stack([tm.pad(hands[(seat + i) % 4]) for i in (1, 2, 3)])
-    return tm.throw_check(lead, others, eff, order, slot)
-
-
-def _unchecked(lead, hands, seat, level, trump):
-    return jnp.bool_(True), lead, jnp.zeros(tm.MAX_TRACTORS, jnp.int32)
-
-
-def _tractors(c, level, trump):
-    """The tractor lengths of a one-suit play ``c`` (int[55]), longest first."""
-    eff, _, slot = tm.context(level, trump)
-    return tm.units(c, tm.suit_of_play(c, eff)[0], eff, slot)[0]
-
-
-def _no_tractors(c, level, trump):  # ``_tractors`` of a play of fewer than two pairs
-    return jnp.zeros(tm.MAX_TRACTORS, jnp.int32)
-
-
-def _winner(trick, leader, tractors, pairs, level, trump):
-    eff, order, slot = tm.context(level, trump)
-    return tm.trick_winner(tm.pad(trick.astype(jnp.int32)), leader, tractors, pairs, eff, order,
-                           slot)
-
-
-def _no_winner(trick, leader, tractors, pairs, level, trump):
-    return jnp.int32(0)
-
-
-def _follow_cards(hand, part, suit, n, k1, pairs, level, trump):
-    eff, _, slot = tm.context(level, trump)
-    return tm.follow_mask(hand, part, suit, n, k1, pairs, eff, slot)
-
-
-def _no_cards(hand, part, suit, n, k1, pairs, level, trump):
-    return jnp.zeros(tm.PAD, bool)
-
-
-def _unit_prefix(hand, part, level, trump):
-    eff, _, slot = tm.context(level, trump)
-    return tm.unit_prefix_mask(hand, part, eff, slot)
-
-
-def _no_unit_prefix(hand, part, level, trump):
-    return jnp.zeros(tm.PAD, bool), jnp.bool_(False)
 
 
 def level_change(score, levels: str = "standard"):

@@ -505,3 +505,38 @@ def trick_winner(plays, leader, tractors, lead_pairs, eff, order, slot):
         bsuit, bkey, win = (jnp.where(take, xs, bsuit), jnp.where(take, key, bkey),
                             jnp.where(take, i, win))
     return seats[win]
+
+
+# ---------------------------------------------------------------------------- the env's gated calls
+# The env's expensive calls per game, as functions of their inputs with the context looked up
+# from the level and trump (tractor_gate.gated takes every traced value as an argument), each
+# with the placeholder computed for the games it does not apply to.
+def throw_check_at(lead, hands, seat, level, trump):
+    """:func:`throw_check` of ``seat``'s lead (int[55]) against the other seats' ``hands``."""
+    eff, order, slot = context(level, trump)
+    others = jnp.stack([pad(hands[(seat + i) % 4]) for i in (1, 2, 3)])
+    return throw_check(lead, others, eff, order, slot)
+
+
+def no_throw_check(lead, hands, seat, level, trump):
+    return jnp.bool_(True), lead, jnp.zeros(MAX_TRACTORS, jnp.int32)
+
+
+def tractors_at(c, level, trump):
+    """The tractor lengths of a one-suit play ``c`` (int[55]), longest first."""
+    eff, _, slot = context(level, trump)
+    return units(c, suit_of_play(c, eff)[0], eff, slot)[0]
+
+
+def no_tractors(c, level, trump):  # also the exact answer below two pairs
+    return jnp.zeros(MAX_TRACTORS, jnp.int32)
+
+
+def winner_at(trick, leader, tractors, pairs, level, trump):
+    """:func:`trick_winner` of the env's ``trick`` (int8[4, 54])."""
+    eff, order, slot = context(level, trump)
+    return trick_winner(pad(trick), leader, tractors, pairs, eff, order, slot)
+
+
+def no_winner(trick, leader, tractors, pairs, level, trump):
+    return jnp.int32(0)
