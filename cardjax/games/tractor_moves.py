@@ -1,5 +1,8 @@
 """Tractor card tables and move arithmetic: effective suits, orders, tractors, following, throws,
-trick winners.  Pure functions of count vectors, shared by the env and the string helpers.
+trick winners.  Pure functions of count vectors, shared by the env and the string helpers.  The
+parts that seldom apply (the tractor search of a throw, the packing of several tractors, the
+chains of a follow) go through :func:`~cardjax.games.tractor_gate.gated`, so that in a vmapped
+batch only the games that need them pay for them.
 
 Card types: ``t = 13 * suit + rank`` for suits S, H, D, C (0..3) and ranks 2..A (0..12), then
 ``52`` = small joker ``XJ`` and ``53`` = big joker ``DJ``; each type exists twice.  A hand or a play
