@@ -4,7 +4,8 @@ choices and options: docs/games.md ("Tractor").  Cards are 54 *types* (``13 * su
 S H D C, ranks 2..A; ``52`` = XJ, ``53`` = DJ), two copies each; hands and plays are count vectors
 ``int8[54]``.  Also here: :func:`level_change`, and jitted functions of a state for trainers and
 agents (:func:`trick_holder`, :func:`point_swing`, :func:`unseen_cards`).  Elsewhere: move
-arithmetic in :mod:`~cardjax.games.tractor_moves` (and the phase ids), observations in
+arithmetic in :mod:`~cardjax.games.tractor_moves` (and the phase ids), legal action masks in
+:mod:`~cardjax.games.tractor_legal` (and the action ids), observations in
 :mod:`~cardjax.games.tractor_observe`, hidden-state sampling in
 :mod:`~cardjax.games.tractor_hidden`, card text in :mod:`~cardjax.games.tractor_cards`, string
 helpers for people in :mod:`~cardjax.games.tractor_helpers`, matches across hands in
@@ -33,21 +34,22 @@ from flax import struct
 from cardjax.core import Env, PRNGKey
 from cardjax.games import tractor_cards as tc
 from cardjax.games import tractor_hidden
+from cardjax.games import tractor_legal as tl
 from cardjax.games import tractor_moves as tm
 from cardjax.games import tractor_observe as tobs
+from cardjax.games.tractor_gate import gated
 from cardjax.games.tractor_moves import BURY, CHAODI, DECLARE, OVER, PLAY
 
 Array = jax.Array
 
 NUM_PLAYERS = 4
 NUM_TYPES = tm.NUM_TYPES
-NUM_ACTIONS = 66
-DONE, PASS = 54, 55
-DECL_SINGLE, DECL_PAIR, DECL_XJ, DECL_DJ = 56, 60, 64, 65
+# the action ids (see the module docstring), defined with the masks
+NUM_ACTIONS, DONE, PASS = tl.NUM_ACTIONS, tl.DONE, tl.PASS
+DECL_SINGLE, DECL_PAIR, DECL_XJ, DECL_DJ = tl.DECL_SINGLE, tl.DECL_PAIR, tl.DECL_XJ, tl.DECL_DJ
+CHAODI_SUIT_KEY = tl.CHAODI_SUIT_KEY
 HAND = 25
 KITTY = 8
-# chaodi rank of a pair declaration of suit S, H, D, C; XJ pair 4, DJ pair 5
-CHAODI_SUIT_KEY = np.array([3, 2, 0, 1], np.int32)
 
 
 @struct.dataclass
@@ -101,6 +103,22 @@ class State:
 
 # ---------------------------------------------------------------------------- the env
 _JITS: dict = {}
+
+
+def _row(i, n=4):
+    """bool[n, 1]: row ``i`` of a [n, k] array.  Updates of one row (a seat's hand) are selects,
+    not scatters: under vmap a scatter at a per-game index is a slow loop on CPUs."""
+    return (jnp.arange(n) == i)[:, None]
+
+
+def _sizes(hands):
+    """int32[4]: the cards in each hand, summed in int8 (at most 108 cards): a sum in int32 makes
+    XLA convert the whole [4, 54] array first."""
+    return jnp.sum(hands, axis=1, dtype=jnp.int8).astype(jnp.int32)
+
+
+def _onehot(i, n=NUM_TYPES):
+    return jnp.arange(n) == i
 
 
 def _jitted(env, name: str):
@@ -192,7 +210,7 @@ class Tractor(Env):
         i32 = lambda x: jnp.asarray(x, jnp.int32)  # noqa: E731
         z4 = jnp.zeros((4, NUM_TYPES), jnp.int8)
         first = jnp.where(dealer >= 0, (dealer + 1) % 4, 0).astype(jnp.int32)
-        hands = z4.at[first, deal[0]].add(1)
+        hands = (_row(first) & _onehot(deal[0])).astype(jnp.int8)
         s = State(
             current_player=first, legal_action_mask=jnp.zeros(NUM_ACTIONS, bool),
             rewards=jnp.zeros(4, jnp.float32), terminated=jnp.bool_(False), step_count=i32(0),
@@ -203,7 +221,7 @@ class Tractor(Env):
             lead_k1=i32(0), lead_pairs=i32(0), lead_tractors=jnp.zeros(tm.MAX_TRACTORS, jnp.int32),
             follow_base=jnp.zeros(NUM_TYPES, jnp.int8), played=z4, revealed=z4,
             voids=jnp.zeros((4, 5), bool), last_trick=z4, last_leader=i32(-1), last_winner=i32(-1),
-            hand_sizes=jnp.zeros(4, jnp.int32).at[first].set(1), attacker_points=i32(0),
+            hand_sizes=_onehot(first, 4).astype(jnp.int32), attacker_points=i32(0),
             defender_points=i32(0), kitty_points=i32(0), kitty_bonus=i32(0), penalty=i32(0),
             level_gain=jnp.zeros(2, jnp.int32), _hands=hands,
             _kitty=jnp.zeros(NUM_TYPES, jnp.int8), _deal=deal.astype(jnp.int8),
@@ -230,77 +248,9 @@ class Tractor(Env):
         return s.replace(legal_action_mask=self._legal_mask(s))
 
     # ------------------------------------------------------------------ legality
-    def _decl_mask(self, s: State) -> Array:
-        """bool[66] of the declaration phase: pass, or a strictly stronger declaration."""
-        seat = s.current_player
-        hand = s._hands[seat].astype(jnp.int32)
-        lv = 13 * jnp.arange(4) + s.level
-        kinds = jnp.array([1] * 4 + [2] * 4 + [3, 4])
-        suits = jnp.array([0, 1, 2, 3] * 2 + [4, 4])
-        have = jnp.concatenate([hand[lv] >= 1, hand[lv] == 2, hand[52:53] == 2, hand[53:54] == 2])
-        own = s.decl_seat == seat
-        reinforce = (s.decl_kind == 1) & (kinds == 2) & (suits == s.decl_suit)
-        ok = have & jnp.where(own, reinforce, kinds > s.decl_kind)
-        return jnp.zeros(NUM_ACTIONS, bool).at[PASS].set(True).at[DECL_SINGLE:].set(ok)
-
-    def _chaodi_mask(self, s: State) -> Array:
-        hand = s._hands[s.current_player].astype(jnp.int32)
-        lv = 13 * jnp.arange(4) + s.level
-        cur = jnp.where(s.decl_kind == 2, jnp.asarray(CHAODI_SUIT_KEY)[jnp.minimum(s.decl_suit, 3)],
-                        jnp.where(s.decl_kind >= 3, s.decl_kind + 1, -1))
-        keys = jnp.concatenate([jnp.asarray(CHAODI_SUIT_KEY), jnp.array([4, 5])])
-        have = jnp.concatenate([hand[lv] == 2, hand[52:53] == 2, hand[53:54] == 2])
-        ok = have & (keys > cur)
-        return jnp.zeros(NUM_ACTIONS, bool).at[PASS].set(True).at[DECL_PAIR:].set(ok)
-
-    def _play_mask(self, s: State) -> Array:
-        eff, order, slot = tm.context(s.level, s.trump)
-        seat = s.current_player
-        hand = tm.pad(s._hands[seat])
-        part = tm.pad(s.trick[seat])
-        leading = s.num_in_trick == 0
-        # a lead: cards of one effective suit (or one unit), then done
-        psuit, _ = tm.suit_of_play(part, eff)
-        empty = jnp.sum(part) == 0
-        free_cards = (hand - part > 0) & (empty | (eff == psuit))
-        free_done = ~empty
-        if self.throws:
-            lead_cards, lead_done = free_cards, free_done
-        else:
-            lead_cards, lead_done = tm.unit_prefix_mask(hand, part, eff, slot)
-        hand_u, part_u, n_u, k_u, pairs_u = self._follow_unit(s, hand, part)
-        follow = tm.follow_mask(hand_u, part_u, s.lead_suit, n_u, k_u, pairs_u, eff, slot)
-        cards = jnp.where(leading, lead_cards, follow)[:NUM_TYPES]
-        done = leading & lead_done
-        return jnp.zeros(NUM_ACTIONS, bool).at[:NUM_TYPES].set(cards).at[DONE].set(done)
-
-    @staticmethod
-    def _follow_unit(s: State, hand, part):
-        """(hand, part, n, k1, pairs) that :func:`tractor_moves.follow_mask` matches the follow
-        being built against.  A lead with one tractor or none is matched as a whole.  Against
-        several tractors the follow is built unit by unit, as the rules match it: each tractor of
-        the lead in turn (longest first) from the cards not yet used, then the lead's other
-        pairs and singles together; ``follow_base`` holds the cards of the finished units."""
-        tr = s.lead_tractors
-        multi = tr[1] >= 2
-        ends = jnp.cumsum(2 * tr)  # where each tractor unit's cards end
-        base = tm.pad(jnp.where(multi, s.follow_base, 0))
-        u = jnp.minimum(jnp.sum(jnp.sum(part) >= ends), tm.MAX_TRACTORS - 1)
-        in_tractor = jnp.sum(part) < ends[-1]
-        k_u = jnp.where(in_tractor, tr[u], 0)
-        n_u = jnp.where(in_tractor, 2 * tr[u], s.lead_n - ends[-1])
-        pairs_u = jnp.where(in_tractor, tr[u], s.lead_pairs - jnp.sum(tr))
-        return (hand - base, part - base, jnp.where(multi, n_u, s.lead_n),
-                jnp.where(multi, k_u, s.lead_k1), jnp.where(multi, pairs_u, s.lead_pairs))
-
-    def _bury_mask(self, s: State) -> Array:
-        hand = s._hands[s.current_player]
-        return jnp.zeros(NUM_ACTIONS, bool).at[:NUM_TYPES].set(hand > 0)
-
     def _legal_mask(self, s: State) -> Array:
-        masks = jnp.stack([self._decl_mask(s), self._bury_mask(s), self._chaodi_mask(s),
-                           self._play_mask(s), jnp.ones(NUM_ACTIONS, bool)])
-        return masks[jnp.clip(s.phase, 0, 4)]
+        """bool[66]: the legal actions of ``s`` (:func:`tractor_legal.legal_mask`)."""
+        return tl.legal_mask(s, self.throws)
 
     # ------------------------------------------------------------------ transitions
     def _step(self, s: State, action: Array, key=None) -> State:
@@ -334,14 +284,14 @@ class Tractor(Env):
         """``seat`` takes the kitty (the deal's last 8 cards, or the buried kitty) and buries."""
         first_kitty = jnp.zeros(NUM_TYPES, jnp.int8).at[s._deal[100:].astype(jnp.int32)].add(1)
         kitty = jnp.where(s.phase == DECLARE, first_kitty, s._kitty)
-        hands = s._hands.at[seat].add(kitty)
+        me = jnp.arange(4) == seat
+        hands = s._hands + jnp.where(me[:, None], kitty, 0).astype(jnp.int8)
         # every earlier burier now knows its cards are in this seat's hand or buried again; the
         # seat's own earlier burial is forgotten (it sees the kitty it takes back)
-        me = jnp.arange(4) == seat
         takers = (s._takers | (~me[:, None] & me[None, :])) & ~me[:, None]
         return s.replace(phase=jnp.int32(BURY), burier=seat, buried=jnp.int32(0),
                          current_player=seat, _hands=hands, _kitty=jnp.zeros_like(s._kitty),
-                         hand_sizes=jnp.sum(hands, axis=1, dtype=jnp.int32), _takers=takers,
+                         hand_sizes=_sizes(hands), _takers=takers,
                          _bury_mark=jnp.where(me[:, None], 0, s._bury_mark).astype(jnp.int8))
 
     def _declare(self, s: State, action: Array) -> State:
@@ -350,9 +300,9 @@ class Tractor(Env):
         dealing = t < 100
         recv = (s.deal_first + t) % 4
         card = s._deal[jnp.minimum(t, 107)].astype(jnp.int32)
-        hands = jnp.where(dealing, s._hands.at[recv, card].add(1), s._hands)
+        hands = s._hands + (dealing & _row(recv) & _onehot(card)).astype(jnp.int8)
         dealt = s.replace(turn=t, _hands=hands, current_player=recv,
-                          hand_sizes=jnp.sum(hands, axis=1, dtype=jnp.int32))
+                          hand_sizes=_sizes(hands))
         dealer = jnp.where(s.dealer >= 0, s.dealer, jnp.maximum(s.decl_seat, 0))
         done = s.replace(turn=t, dealer=dealer)
         done = self._to_bury(done, dealer)
@@ -364,11 +314,12 @@ class Tractor(Env):
 
     def _bury(self, s: State, action: Array) -> State:
         seat = s.burier
-        hands = s._hands.at[seat, action].add(-1)
-        s = s.replace(_hands=hands, _kitty=s._kitty.at[action].add(1), buried=s.buried + 1,
-                      hand_sizes=jnp.sum(hands, axis=1, dtype=jnp.int32))
+        card = _onehot(action).astype(jnp.int8)
+        hands = s._hands - jnp.where(_row(seat), card, 0).astype(jnp.int8)
+        s = s.replace(_hands=hands, _kitty=s._kitty + card, buried=s.buried + 1,
+                      hand_sizes=_sizes(hands))
         fin = s.buried == KITTY
-        s = s.replace(_bury_mark=jnp.where(fin, s._bury_mark.at[seat].set(s._kitty), s._bury_mark))
+        s = s.replace(_bury_mark=jnp.where(fin & _row(seat), s._kitty, s._bury_mark))
         if self.chaodi:
             after = s.replace(phase=jnp.int32(CHAODI), passes=jnp.int32(0),
                               current_player=(seat + 1) % 4)
@@ -387,68 +338,81 @@ class Tractor(Env):
     def _play(self, s: State, action: Array) -> State:
         seat = s.current_player
         is_done = action == DONE
-        add = jnp.where(is_done, 0, 1)
-        trick = s.trick.at[seat, jnp.minimum(action, NUM_TYPES - 1)].add(add.astype(jnp.int8))
-        size = jnp.sum(trick[seat], dtype=jnp.int32)
+        part = s.trick[seat] + (~is_done & _onehot(jnp.minimum(action, NUM_TYPES - 1))).astype(
+            jnp.int8)
+        trick = jnp.where(_row(seat), part, s.trick)
+        size = jnp.sum(part, dtype=jnp.int32)
         leading = s.num_in_trick == 0
-        # a follower finished a unit of a lead with several tractors (see _follow_unit)
+        # a follower finished a unit of a lead with several tractors (see tractor_legal.follow_unit)
         unit_done = ~leading & jnp.any(size == jnp.cumsum(2 * s.lead_tractors))
-        s1 = s.replace(trick=trick, follow_base=jnp.where(unit_done, trick[seat], s.follow_base))
-        lead_end = self._end_lead(s1)
-        follow_end = self._end_follow(s1)
+        s1 = s.replace(trick=trick, follow_base=jnp.where(unit_done, part, s.follow_base))
+        # the moves' arithmetic runs only for the games where it applies (a game in another
+        # phase computes this branch too, to be discarded)
+        lead_ends = leading & is_done
+        follow_ends = ~leading & (size == s.lead_n)
+        in_play = s.phase == PLAY
+        lead_end = self._end_lead(s1, in_play & lead_ends)
+        follow_end = self._end_follow(s1, in_play & follow_ends)
         out = s1
-        out = jax.tree_util.tree_map(lambda a, b: jnp.where(leading & is_done, a, b), lead_end, out)
-        out = jax.tree_util.tree_map(lambda a, b: jnp.where(~leading & (size == s.lead_n), a, b),
-                                     follow_end, out)
+        out = jax.tree_util.tree_map(lambda a, b: jnp.where(lead_ends, a, b), lead_end, out)
+        out = jax.tree_util.tree_map(lambda a, b: jnp.where(follow_ends, a, b), follow_end, out)
         return out
 
     def _commit(self, s: State, seat, cards) -> State:
         """Move ``cards`` (int[54]) from ``seat``'s hand to the table record."""
-        hands = s._hands.at[seat].add(-cards.astype(jnp.int8))
-        played = s.played.at[seat].add(cards.astype(jnp.int8))
-        revealed = s.revealed.at[seat].set(jnp.minimum(s.revealed[seat], hands[seat]))
+        row = _row(seat)
+        moved = jnp.where(row, cards.astype(jnp.int8), 0).astype(jnp.int8)
+        hands = s._hands - moved
+        played = s.played + moved
+        revealed = jnp.where(row, jnp.minimum(s.revealed, hands), s.revealed)
         return s.replace(_hands=hands, played=played, revealed=revealed,
-                         hand_sizes=jnp.sum(hands, axis=1, dtype=jnp.int32))
+                         hand_sizes=_sizes(hands))
 
-    def _end_lead(self, s: State) -> State:
+    def _end_lead(self, s: State, need=True) -> State:
+        """The lead being built is complete; ``need``: whether this applies (the throw check of
+        the games where it does not is skipped)."""
         eff, order, slot = tm.context(s.level, s.trump)
         seat = s.current_player
         lead = tm.pad(s.trick[seat])
-        others = jnp.stack([tm.pad(s._hands[(seat + i) % 4]) for i in (1, 2, 3)])
         if self.throws:
-            stands, actual, tractors = tm.throw_check(lead, others, eff, order, slot)
-        else:  # one unit: at most one tractor
-            stands, actual, tractors = jnp.bool_(True), lead, None
+            stands, actual, tractors = gated(need, tm.throw_check_at, tm.no_throw_check, lead,
+                                             s._hands, seat, s.level, s.trump)
+        else:  # one unit: at most one tractor (none below two pairs)
+            stands, actual = jnp.bool_(True), lead
+            tractors = gated(need & (jnp.sum(lead == 2) >= 2), tm.tractors_at, tm.no_tractors,
+                             lead, s.level, s.trump)
         back = (lead - actual)[:NUM_TYPES]
         actual = actual[:NUM_TYPES]
         suit, n, tractors, pairs = tm.lead_info(tm.pad(actual), eff, slot, tractors)
         s = self._commit(s, seat, actual)
         # the returned cards are known to be in hand (perhaps the same copies as ones already
         # revealed, so the known count is the larger one, not the sum)
-        s = s.replace(revealed=s.revealed.at[seat].max(back.astype(jnp.int8)))
+        s = s.replace(revealed=jnp.where(_row(seat), jnp.maximum(s.revealed, back.astype(jnp.int8)),
+                                         s.revealed))
         attacker = (seat % 2) != (s.dealer % 2)
         pen = jnp.where(stands, 0, self.throw_penalty)
-        return s.replace(trick=s.trick.at[seat].set(actual.astype(jnp.int8)), lead_suit=suit,
+        return s.replace(trick=jnp.where(_row(seat), actual.astype(jnp.int8), s.trick),
+                         lead_suit=suit,
                          lead_n=n, lead_k1=tractors[0], lead_pairs=pairs, lead_tractors=tractors,
                          num_in_trick=jnp.int32(1), current_player=(seat + 1) % 4,
                          penalty=s.penalty + jnp.where(attacker, -pen, pen))
 
-    def _end_follow(self, s: State) -> State:
+    def _end_follow(self, s: State, need=True) -> State:
         eff, order, slot = tm.context(s.level, s.trump)
         seat = s.current_player
         cards = s.trick[seat].astype(jnp.int32)
         off = jnp.any((cards > 0) & (eff[:NUM_TYPES] != s.lead_suit))
         s = self._commit(s, seat, cards)
-        s = s.replace(voids=s.voids.at[seat, s.lead_suit].set(s.voids[seat, s.lead_suit] | off),
+        s = s.replace(voids=s.voids | (off & _row(seat) & _onehot(s.lead_suit, 5)),
                       follow_base=jnp.zeros_like(s.follow_base),
                       num_in_trick=s.num_in_trick + 1, current_player=(seat + 1) % 4)
         return jax.tree_util.tree_map(lambda a, b: jnp.where(s.num_in_trick == 4, a, b),
-                                      self._end_trick(s), s)
+                                      self._end_trick(s, need & (s.num_in_trick == 4)), s)
 
-    def _end_trick(self, s: State) -> State:
-        eff, order, slot = tm.context(s.level, s.trump)
+    def _end_trick(self, s: State, need=True) -> State:
         plays = tm.pad(s.trick.astype(jnp.int32))
-        win = tm.trick_winner(plays, s.leader, s.lead_tractors, s.lead_pairs, eff, order, slot)
+        win = gated(need, tm.winner_at, tm.no_winner, s.trick, s.leader, s.lead_tractors,
+                    s.lead_pairs, s.level, s.trump)
         pts = jnp.sum(plays * jnp.asarray(tm.POINTS)[None, :])
         defender_won = (win % 2) == (s.dealer % 2)
         s = s.replace(
@@ -459,16 +423,16 @@ class Tractor(Env):
             current_player=win, num_in_trick=jnp.int32(0))
         over = jnp.sum(s.hand_sizes) == 0  # the last trick: every card is played
         return jax.tree_util.tree_map(lambda a, b: jnp.where(over, a, b),
-                                      self._end_hand(s, ~defender_won), s)
+                                      self._end_hand(s, ~defender_won, need & over), s)
 
-    def _end_hand(self, s: State, attackers_last: Array) -> State:
+    def _end_hand(self, s: State, attackers_last: Array, need=True) -> State:
         kitty = jnp.sum(s._kitty.astype(jnp.int32) * jnp.asarray(tm.POINTS)[:NUM_TYPES])
-        # the largest unit of the last trick's winning play (a ruff's, not the lead's)
-        eff, _, slot = tm.context(s.level, s.trump)
+        # the largest unit of the last trick's winning play (a ruff's, not the lead's; no
+        # tractor below two pairs)
         won = tm.pad(s.last_trick[s.last_winner])
-        wsuit, _ = tm.suit_of_play(won, eff)
-        wlens = tm.units(won, wsuit, eff, slot)[0]
-        unit = jnp.where(wlens[0] >= 2, 2 * wlens[0], jnp.where(jnp.any(won == 2), 2, 1))
+        longest = gated(need & (jnp.sum(won == 2) >= 2), tm.tractors_at, tm.no_tractors, won,
+                        s.level, s.trump, share=8)[0]
+        unit = jnp.where(longest >= 2, 2 * longest, jnp.where(jnp.any(won == 2), 2, 1))
         if self.kitty_multiplier == "times":
             mult = 2 * unit
         else:
@@ -478,7 +442,7 @@ class Tractor(Env):
         score = jnp.maximum(s.attacker_points + bonus + s.penalty, 0)
         att_gain, def_gain = level_change(score, self.levels)
         dteam = s.dealer % 2
-        gain = jnp.zeros(2, jnp.int32).at[dteam].set(def_gain).at[1 - dteam].set(att_gain)
+        gain = jnp.where(jnp.arange(2) == dteam, def_gain, att_gain)
         team = jnp.arange(4) % 2
         rewards = (gain[team] - gain[1 - team]).astype(jnp.float32)
         return s.replace(kitty_points=kitty, kitty_bonus=bonus, level_gain=gain, rewards=rewards,

@@ -55,7 +55,7 @@ def follow_choices(hand, lead, level, trump) -> list[list[str]]:
     start = _after_lead(ld, h, lv, tr)
     n = int(ld.sum())
     tractors = np.asarray(start.lead_tractors)
-    # against several tractors a follow is built unit by unit (see Tractor._follow_unit)
+    # against several tractors a follow is built unit by unit (see tractor_legal.follow_unit)
     unit_ends = set(np.cumsum(2 * tractors).tolist()) if tractors[1] >= 2 else set()
     out = set()
 

@@ -1,5 +1,8 @@
 """Tractor card tables and move arithmetic: effective suits, orders, tractors, following, throws,
-trick winners.  Pure functions of count vectors, shared by the env and the string helpers.
+trick winners.  Pure functions of count vectors, shared by the env and the string helpers.  The
+parts that seldom apply (the tractor search of a throw, the packing of several tractors, the
+chains of a follow) go through :func:`~cardjax.games.tractor_gate.gated`, so that in a vmapped
+batch only the games that need them pay for them.
 
 Card types: ``t = 13 * suit + rank`` for suits S, H, D, C (0..3) and ranks 2..A (0..12), then
 ``52`` = small joker ``XJ`` and ``53`` = big joker ``DJ``; each type exists twice.  A hand or a play
@@ -23,6 +26,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from cardjax.games.tractor_gate import gated
 
 NUM_TYPES = 54
 PAD = 55  # count vectors padded with the dummy type 54
@@ -224,10 +229,14 @@ def throw_check(lead, others, eff, order, slot):
     is played.  ``tractors``: the lengths of the tractors in what is played, longest first.
     """
     suit, _ = suit_of_play(lead, eff)
-    lens, tops, tmask, pairs, singles = units(lead, suit, eff, slot)
-    n_units = jnp.sum(lens > 0) + jnp.sum(pairs) + jnp.sum(singles)
     in_suit = eff == suit
     oth = jnp.where(in_suit[None, :], others, 0)
+    # the tractor search only where there can be a tractor
+    lens, tops, tmask, pairs, t_fail = gated(jnp.sum(lead == 2) >= 2, _thrown_tractors,
+                                             _no_thrown_tractor, lead, oth, suit, eff,
+                                             jnp.asarray(slot))
+    singles = lead == 1
+    n_units = jnp.sum(lens > 0) + jnp.sum(pairs) + jnp.sum(singles)
     big = 99
     # singles: the lowest thrown single against the highest card held by another seat
     low_single = jnp.min(jnp.where(singles, order, big))
@@ -236,13 +245,6 @@ def throw_check(lead, others, eff, order, slot):
     low_pair = jnp.min(jnp.where(pairs, order, big))
     top_pair = jnp.max(jnp.where(oth == 2, order[None, :], 0))
     pair_fail = top_pair > low_pair
-    # a tractor is beaten by a run as long in another hand ending higher (the longest run at
-    # each position first: XLA's CPU reduction over hands and positions at once is very slow)
-    runs = jax.vmap(lambda h: pair_runs(slot[suit], h == 2))(oth)  # [k, 4, 16]
-    longest = jnp.max(runs.reshape(-1, NUM_POS), axis=0)
-    above = (jnp.arange(NUM_POS) + 3)[None, :] > tops[:, None]  # [6, 16]
-    beat = jnp.any((longest[None, :] >= lens[:, None]) & above, axis=1)
-    t_fail = beat & (lens > 0)
     t_pick = jnp.argmin(jnp.where(t_fail, lens * 32 + tops, 10_000))
     single_t = jnp.argmin(jnp.where(singles, order, big))
     pair_t = jnp.argmin(jnp.where(pairs, order, big))
@@ -257,11 +259,36 @@ def throw_check(lead, others, eff, order, slot):
     return ~fails, jnp.where(fails, played, lead), jnp.where(fails, lens_failed, lens)
 
 
+def _thrown_tractors(lead, oth, suit, eff, slot):
+    """(tractor lengths, tops, types, leftover pairs, beaten) of a lead against the other hands'
+    cards of its suit ``oth``: its :func:`units` and which of its tractors another hand beats."""
+    lens, tops, tmask, pairs, _ = units(lead, suit, eff, slot)
+    # a tractor is beaten by a run as long in another hand ending higher (the longest run at
+    # each position first: XLA's CPU reduction over hands and positions at once is very slow)
+    runs = jax.vmap(lambda h: pair_runs(slot[suit], h == 2))(oth)  # [k, 4, 16]
+    longest = jnp.max(runs.reshape(-1, NUM_POS), axis=0)
+    above = (jnp.arange(NUM_POS) + 3)[None, :] > tops[:, None]  # [6, 16]
+    beat = jnp.any((longest[None, :] >= lens[:, None]) & above, axis=1)
+    return lens, tops, tmask, pairs, beat & (lens > 0)
+
+
+def _no_thrown_tractor(lead, oth, suit, eff, slot):
+    """:func:`_thrown_tractors` of a lead of fewer than two pairs."""
+    z = jnp.zeros(MAX_TRACTORS, jnp.int32)
+    return z, z, jnp.zeros((MAX_TRACTORS, PAD), bool), lead == 2, z > 0
+
+
 def _run_lengths(held):
     """int[..., 16]: at each position of ``held`` (bool[..., 16]) the length of the run of True
     ending there (0 where False)."""
-    idx = jnp.arange(held.shape[-1])
-    return idx - jax.lax.cummax(jnp.where(held, -1, idx), axis=held.ndim - 1)
+    # bit p of a line's mask is position p; the run ending at p is the count of leading zeros
+    # of the inverted mask with bit p moved to the top (XLA's CPU cumulative max is a windowed
+    # reduction, quadratic in the line's length)
+    idx = jnp.arange(held.shape[-1], dtype=jnp.uint32)
+    bits = jnp.sum(jnp.where(held, jnp.uint32(1) << idx, jnp.uint32(0)), axis=-1,
+                   dtype=jnp.uint32)
+    top = (~bits)[..., None] << (jnp.uint32(31) - idx)
+    return jnp.minimum(jax.lax.clz(top), idx + 1).astype(jnp.int32)
 
 
 def _runs(held):
@@ -326,6 +353,28 @@ def _topm(m, x, y):
     return 2 * a + jnp.minimum(m - a, y)
 
 
+def _best_chain(layout, pairt, w2, w1, up0, up1, c2_t, c1_t, t_star, p_t):
+    """:func:`follow_mask`'s best cover of each type added, over the chains of ``t_star``."""
+    # only the chains of length t_star count: their rows of the path table, as type masks
+    held = held_paths(layout, pairt)
+    rows = jnp.asarray(LEN_ROWS)[t_star]
+    mem = jnp.zeros((rows.shape[0], PAD), bool).at[
+        jnp.arange(rows.shape[0])[:, None], path_types(layout, rows)].max(
+        jnp.asarray(P_MEM)[rows])  # [R, 55]
+    a2 = jnp.sum(mem & w2[None, :], axis=1)
+    a1 = jnp.sum(mem & w1[None, :], axis=1)
+    a2_t = a2[:, None] + (mem & up1[None, :])
+    a1_t = a1[:, None] + (mem & up0[None, :]) - (mem & up1[None, :])
+    val = 2 * a2_t + a1_t + _topm(p_t - t_star, c2_t[None, :] - a2_t, c1_t[None, :] - a1_t)
+    ok_path = (held[rows] & jnp.asarray(LEN_VALID)[t_star])[:, None]
+    return jnp.max(jnp.where(ok_path, val, -1000), axis=0)
+
+
+def _no_chain(layout, pairt, w2, w1, up0, up1, c2_t, c1_t, t_star, p_t):
+    """:func:`_best_chain` without a chain (``t_star`` 0)."""
+    return _topm(p_t, c2_t, c1_t)
+
+
 def follow_mask(hand, part, suit, n, k1, lead_pairs, eff, slot):
     """bool[55]: the card types whose addition to the partial follow ``part`` still leaves a legal
     follow reachable.  ``hand`` is the follower's hand before the move (int[55]).
@@ -349,8 +398,7 @@ def follow_mask(hand, part, suit, n, k1, lead_pairs, eff, slot):
     # |H| > n
     pairt = h == 2
     layout = slot[suit]
-    held = held_paths(layout, pairt)
-    lh = jnp.max(jnp.where(held, jnp.asarray(P_LEN), 0))
+    lh = jnp.max(pair_runs(layout, pairt))  # the longest held path
     t_star = jnp.where((k1 >= 2) & (lh >= 2), jnp.minimum(k1, lh), 0)
     p_t = jnp.minimum(lead_pairs, jnp.sum(pairt))
     w = jnp.where(pairt, part, 0)
@@ -360,18 +408,9 @@ def follow_mask(hand, part, suit, n, k1, lead_pairs, eff, slot):
     up1 = pairt & w1  # adding t turns a 1 into a 2
     c2_t = c2 + up1
     c1_t = c1 + up0 - up1
-    # only the chains of length t_star count: their rows of the path table, as type masks
-    rows = jnp.asarray(LEN_ROWS)[t_star]
-    mem = jnp.zeros((rows.shape[0], PAD), bool).at[jnp.arange(rows.shape[0])[:, None], path_types(layout, rows)].max(
-        jnp.asarray(P_MEM)[rows])  # [R, 55]
-    a2 = jnp.sum(mem & w2[None, :], axis=1)
-    a1 = jnp.sum(mem & w1[None, :], axis=1)
-    a2_t = a2[:, None] + (mem & up1[None, :])
-    a1_t = a1[:, None] + (mem & up0[None, :]) - (mem & up1[None, :])
-    val = 2 * a2_t + a1_t + _topm(p_t - t_star, c2_t[None, :] - a2_t, c1_t[None, :] - a1_t)
-    ok_path = (held[rows] & jnp.asarray(LEN_VALID)[t_star])[:, None]
-    best_chain = jnp.max(jnp.where(ok_path, val, -1000), axis=0)
-    best = jnp.where(t_star > 0, best_chain, _topm(p_t, c2_t, c1_t))
+    # the chains matter only against a tractor, with a chain in H
+    best = gated(t_star > 0, _best_chain, _no_chain,
+                 layout, pairt, w2, w1, up0, up1, c2_t, c1_t, t_star, p_t)
     long_ok = avail & in_suit & (size1 - best <= n - 2 * p_t)
     return jnp.where(h_n <= n, short_ok, long_ok)
 
@@ -382,23 +421,23 @@ def unit_prefix_mask(hand, part, eff, slot):
     suit, _ = suit_of_play(part, eff)
     empty = jnp.sum(part) == 0
     avail = hand - part > 0
-
-    def ok(p, t):
-        layout = slot[jnp.minimum(eff[t], TRUMP)]  # the suit of the lead with t added
-        types = p > 0
-        ntypes = jnp.sum(types)
-        n1 = jnp.sum(p == 1)
-        # the types form one path: a held path (over "present" types) of length ntypes
-        is_path = jnp.any(held_paths(layout, types) & (jnp.asarray(P_LEN) == ntypes))
-        one = jnp.argmax(p == 1)
-        complete = (n1 == 0) | ((n1 == 1) & ((ntypes == 1) | (hand[one] == 2)))
-        return is_path & complete
-
-    cand = part[None, :] + jnp.eye(PAD, dtype=part.dtype)
-    same_suit = (eff == suit) | empty
-    cards = avail & same_suit & jax.vmap(ok)(cand, jnp.arange(PAD))
-    ntypes = jnp.sum(part > 0)
-    done = ~empty & ((ntypes == 1) | (jnp.sum(part == 1) == 0))
+    types = jnp.arange(PAD)
+    # each candidate t: the lead with one more card of type t.  Its types must form one path
+    # (a held path over "present" types of length ntypes, that is a run of at least ntypes: a
+    # run holds the paths of every length up to its own), in the layout of t's suit: the
+    # lead's, as only t of its suit are kept once it has a card (and a first card is a path)
+    cand = part[None, :] + (types[:, None] == types[None, :]).astype(part.dtype)  # [t, 55]
+    present = cand > 0
+    ntypes = jnp.sum(present, axis=1)
+    layout = slot[suit]  # [16, 4]
+    lines = (part > 0)[layout.T][None] | (layout.T[None] == types[:, None, None])  # [t, 4, 16]
+    is_path = jnp.max(_run_lengths(lines).reshape(PAD, -1), axis=1) >= ntypes
+    ones = cand == 1
+    n1 = jnp.sum(ones, axis=1)
+    one = jnp.argmax(ones, axis=1)
+    complete = (n1 == 0) | ((n1 == 1) & ((ntypes == 1) | (hand[one] == 2)))
+    cards = avail & jnp.where(empty, True, (eff == suit) & is_path & complete)
+    done = ~empty & ((jnp.sum(part > 0) == 1) | (jnp.sum(part == 1) == 0))
     return cards, done
 
 
@@ -417,12 +456,27 @@ def _play_matches(c, suit, tractors, lead_pairs, slot):
 
 
 def _play_key(c, suit, k1, lead_pairs, order, slot):
+    return _key_from_runs(c, pair_runs(slot[suit], c == 2), k1, lead_pairs, order)
+
+
+def _key_from_runs(c, runs, k1, lead_pairs, order):
     # the top of the highest held path of k1 pairs: the highest position a run of k1 reaches
-    reach = jnp.any(pair_runs(slot[suit], c == 2) >= k1, axis=0)
+    # (``runs``: the play's pair runs, :func:`pair_runs`)
+    reach = jnp.any(runs >= k1, axis=0)
     key_chain = jnp.max(jnp.where(reach, jnp.arange(NUM_POS) + 3, 0))
     key_pair = jnp.max(jnp.where(c == 2, order, 0))
     key_card = jnp.max(jnp.where(c > 0, order, 0))
     return jnp.where(k1 >= 2, key_chain, jnp.where(lead_pairs > 0, key_pair, key_card))
+
+
+def _chains_fit_each(plays, suits, tractors, slot, one_chain):
+    """:func:`chains_fit` of the lead's tractors in each of ``plays`` (int[k, 55])."""
+    return jax.vmap(lambda x, s: chains_fit(x == 2, s, slot, tractors))(plays, suits)
+
+
+def _one_chain(plays, suits, tractors, slot, one_chain):
+    """:func:`_chains_fit_each` against one tractor or none, given (``one_chain``)."""
+    return one_chain
 
 
 def trick_winner(plays, leader, tractors, lead_pairs, eff, order, slot):
@@ -430,25 +484,62 @@ def trick_winner(plays, leader, tractors, lead_pairs, eff, order, slot):
     ``leader`` (its tractor lengths ``tractors``, its pairs ``lead_pairs``); the rules' pseudo-code: a follower wins with a play of the led suit or of trump
     that has the lead's structure and beats the best so far (trump over plain; within a suit a
     higher key; ties keep the earlier player)."""
-    lead = plays[leader]
-    lsuit, _ = suit_of_play(lead, eff)
     seats = (leader + jnp.arange(4)) % 4
     ordered = plays[seats]  # in playing order, the lead first
     xsuit, one = jax.vmap(lambda x: suit_of_play(x, eff))(ordered)
-    keys = jax.vmap(lambda x, xs: _play_key(x, xs, tractors[0], lead_pairs, order, slot))(
-        ordered, xsuit)
-    # the lead's own structure is never judged: only the followers' plays are matched
-    m = jax.vmap(lambda x, xs: _play_matches(x, xs, tractors, lead_pairs, slot))(
-        ordered[1:], xsuit[1:])
+    lsuit = xsuit[0]
+    runs = jax.vmap(lambda x, xs: pair_runs(slot[xs], x == 2))(ordered, xsuit)  # [4, 4, 16]
+    keys = jax.vmap(lambda x, r: _key_from_runs(x, r, tractors[0], lead_pairs, order))(
+        ordered, runs)
+    # the lead's own structure is never judged: only the followers' plays are matched.  Against
+    # one tractor (or none) the structure test is a run of its length; several are packed
+    k1 = tractors[0]
+    one_chain = (k1 == 0) | (jnp.max(runs[1:].reshape(3, -1), axis=1) >= k1)
+    chains = gated(tractors[1] >= 2, _chains_fit_each, _one_chain, ordered[1:], xsuit[1:],
+                   tractors, jnp.asarray(slot), one_chain)
+    m = (jnp.sum(ordered[1:] == 2, axis=1) >= lead_pairs) & chains
     valid = one & ((xsuit == lsuit) | (xsuit == TRUMP)) & jnp.concatenate([jnp.ones(1, bool), m])
 
-    def better(best, i):
-        bsuit, bkey, win = best
-        xs, ok, key = xsuit[i], valid[i], keys[i]
+    bsuit, bkey, win = lsuit, keys[0], jnp.int32(0)
+    for i in range(1, 4):
+        xs, key = xsuit[i], keys[i]
         beats = ((xs == TRUMP) & (bsuit != TRUMP)) | ((xs == bsuit) & (key > bkey))
-        take = ok & beats
-        return (jnp.where(take, xs, bsuit), jnp.where(take, key, bkey),
-                jnp.where(take, i, win)), None
-
-    (_, _, win), _ = jax.lax.scan(better, (lsuit, keys[0], jnp.int32(0)), jnp.arange(1, 4))
+        take = valid[i] & beats
+        bsuit, bkey, win = (jnp.where(take, xs, bsuit), jnp.where(take, key, bkey),
+                            jnp.where(take, i, win))
     return seats[win]
+
+
+# ---------------------------------------------------------------------------- the env's gated calls
+# The env's expensive calls per game, as functions of their inputs with the context looked up
+# from the level and trump (tractor_gate.gated takes every traced value as an argument), each
+# with the placeholder computed for the games it does not apply to.
+def throw_check_at(lead, hands, seat, level, trump):
+    """:func:`throw_check` of ``seat``'s lead (int[55]) against the other seats' ``hands``."""
+    eff, order, slot = context(level, trump)
+    others = jnp.stack([pad(hands[(seat + i) % 4]) for i in (1, 2, 3)])
+    return throw_check(lead, others, eff, order, slot)
+
+
+def no_throw_check(lead, hands, seat, level, trump):
+    return jnp.bool_(True), lead, jnp.zeros(MAX_TRACTORS, jnp.int32)
+
+
+def tractors_at(c, level, trump):
+    """The tractor lengths of a one-suit play ``c`` (int[55]), longest first."""
+    eff, _, slot = context(level, trump)
+    return units(c, suit_of_play(c, eff)[0], eff, slot)[0]
+
+
+def no_tractors(c, level, trump):  # also the exact answer below two pairs
+    return jnp.zeros(MAX_TRACTORS, jnp.int32)
+
+
+def winner_at(trick, leader, tractors, pairs, level, trump):
+    """:func:`trick_winner` of the env's ``trick`` (int8[4, 54])."""
+    eff, order, slot = context(level, trump)
+    return trick_winner(pad(trick), leader, tractors, pairs, eff, order, slot)
+
+
+def no_winner(trick, leader, tractors, pairs, level, trump):
+    return jnp.int32(0)

@@ -1,0 +1,105 @@
+"""Work that only some games of a batch need.
+
+Under ``vmap`` every game computes every branch of a step (a declaration turn pays for the trick
+winner, a plain lead for the tractor search), so a batched step costs the sum of all its
+branches.  :func:`gated` ``(pred, f, g, *args)`` is, for one game, ``f(*args)`` where ``pred``
+holds and ``g(*args)`` elsewhere (``g``: the cheap exact answer of the common case, or a
+placeholder that the caller discards).  Under ``vmap`` on CPU, ``f`` runs on the games that need
+it alone, gathered ``1/share`` of the batch at a time (usually in one pass, often in none); one
+game takes a plain branch, and nested ``vmap`` s are flattened into one batch.  On other
+platforms, where a data-dependent branch or loop costs a host round trip, it computes both and
+selects, as plain ``vmap`` does.  The results are the same either way.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import jax
+import jax.numpy as jnp
+from jax.custom_batching import custom_vmap
+
+_JITS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _jit(fn):
+    # one trace per function and argument shapes: a gated function is traced for several paths
+    # (and, nested, for each path of the gate around it)
+    if fn not in _JITS:
+        _JITS[fn] = jax.jit(fn)
+    return _JITS[fn]
+
+
+def _tree_where(pred, a, b):
+    return jax.tree_util.tree_map(
+        lambda x, y: jnp.where(pred.reshape(pred.shape + (1,) * (x.ndim - pred.ndim)), x, y), a, b)
+
+
+def _broadcast(size, in_batched, tree):
+    leaves, treedef = jax.tree_util.tree_flatten(tree)
+    flags = jax.tree_util.tree_leaves(in_batched)
+    return treedef.unflatten([x if b else jnp.broadcast_to(x, (size,) + jnp.shape(x))
+                              for x, b in zip(leaves, flags)])
+
+
+def _batched(f, g, share):
+    """The batched call: ``pred`` bool[N], every leaf of ``args`` with a leading axis N."""
+
+    def select_all(pred, args):
+        return _tree_where(pred, jax.vmap(f)(*args), jax.vmap(g)(*args))
+
+    def sparse(pred, args):
+        n = pred.shape[0]
+        if n == 1:
+            return jax.lax.cond(pred[0], jax.vmap(f), jax.vmap(g), *args)
+        cap = max(1, n // share)
+        idx = jnp.nonzero(pred, size=-(-n // cap) * cap, fill_value=n)[0]  # needy games first
+        count = jnp.sum(pred, dtype=jnp.int32)
+
+        def chunk(carry):
+            i, out = carry
+            at = jax.lax.dynamic_slice_in_dim(idx, i * cap, cap)
+            sub = jax.tree_util.tree_map(lambda x: x[jnp.minimum(at, n - 1)], args)
+            got = jax.vmap(f)(*sub)
+            out = jax.tree_util.tree_map(lambda o, v: o.at[at].set(v, mode="drop"), out, got)
+            return i + 1, out
+
+        _, out = jax.lax.while_loop(lambda c: c[0] * cap < count, chunk,
+                                    (jnp.int32(0), jax.vmap(g)(*args)))
+        return out
+
+    @custom_vmap
+    def call(pred, args):
+        return jax.lax.platform_dependent(pred, args, cpu=sparse, default=select_all)
+
+    @call.def_vmap
+    def _flatten(size, in_batched, pred, args):
+        # a vmap around this one: the games of every outer slot form one batch
+        pred, args = _broadcast(size, in_batched, (pred, args))
+        n = pred.shape[1]
+        flat = jax.tree_util.tree_map(lambda x: x.reshape((size * n,) + x.shape[2:]), (pred, args))
+        out = call(*flat)
+        out = jax.tree_util.tree_map(lambda x: x.reshape((size, n) + x.shape[1:]), out)
+        return out, jax.tree_util.tree_map(lambda _: True, out)
+
+    return call
+
+
+def gated(pred, f, g, *args, share: int = 4):
+    """``f(*args)`` if ``pred`` else ``g(*args)`` for one game.  ``f`` and ``g``: pure functions
+    (module-level ones are traced once) with outputs of the same shapes and dtypes, taking every
+    traced value they use as an argument (closures may hold constants only).  See the module
+    docstring for the cost under ``vmap``."""
+    f, g = _jit(f), _jit(g)
+
+    @custom_vmap
+    def one(pred, args):
+        return jax.lax.cond(pred, f, g, *args)
+
+    @one.def_vmap
+    def _batch(size, in_batched, pred, args):
+        pred, args = _broadcast(size, in_batched, (pred, args))
+        out = _batched(f, g, share)(pred, args)
+        return out, jax.tree_util.tree_map(lambda _: True, out)
+
+    return one(jnp.asarray(pred, bool), args)
