@@ -177,6 +177,17 @@ for _a in (COUNTS, TYPE, MAIN_RANK, LENGTH):
     _a.setflags(write=False)
 
 
+def _runs(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per id, the first id and one past the last of its run of equal ``key`` (each key must
+    make one run)."""
+    change = np.flatnonzero(np.diff(key)) + 1
+    starts = np.concatenate([[0], change])
+    ends = np.concatenate([change, [len(key)]])
+    assert len(starts) == len(np.unique(key)), "a key is split over several runs of ids"
+    run = np.repeat(np.arange(len(starts)), ends - starts)
+    return starts[run], ends[run]
+
+
 def _build_legality_tables():
     """TOO_MANY uint32[15, 5, W]; BEAT_LO, BEAT_HI, FLOOR_LO, SAME_LO, SAME_HI int32[A]."""
     # 27 blocks of 32 words, bidding actions included: sampling reads whole blocks (no padding).
@@ -188,30 +199,20 @@ def _build_legality_tables():
     bits = (1 << np.arange(legal_words.BITS, dtype=np.uint64))
     too_many = (too_many.reshape(NUM_RANKS, 5, nw, legal_words.BITS) * bits).sum(-1)
 
-    # Classes: one (type, length); bombs and the rocket share the last one.
+    # Classes: one (type, length); bombs and the rocket share the last one.  Each class and each
+    # (type, length) is one run of ids, ordered by main rank (asserted): ranges, not id lists.
     is_bombish = (TYPE == BOMB) | (TYPE == ROCKET)
-    cls = [("bomb",) if b else (int(t), int(n)) for t, n, b in zip(TYPE, LENGTH, is_bombish)]
-    ids = np.arange(NUM_ACTIONS)
-    beat_lo = np.empty(NUM_ACTIONS, np.int64)
-    beat_hi = np.empty(NUM_ACTIONS, np.int64)
-    same_lo = np.empty(NUM_ACTIONS, np.int64)
-    same_hi = np.empty(NUM_ACTIONS, np.int64)
+    type_length = TYPE.astype(np.int64) * 64 + LENGTH
+    cls = np.where(is_bombish, -1, type_length)
+    beat_start, beat_hi = _runs(cls)
+    same_lo, same_hi = _runs(type_length)
+    beat_lo = beat_hi.copy()
+    for lo in np.unique(beat_start):
+        hi = beat_hi[lo]
+        main = MAIN_RANK[lo:hi]
+        assert np.all(np.diff(main) >= 0), lo  # ordered by main rank
+        beat_lo[lo:hi] = lo + np.searchsorted(main, main, side="right")  # first higher main rank
     floor_lo = np.where(is_bombish, PASS, int(np.flatnonzero(is_bombish)[0]))
-    order = {}
-    for a, c in enumerate(cls):
-        order.setdefault(c, []).append(a)
-    for c, members in order.items():
-        members = np.asarray(members)
-        assert np.array_equal(members, np.arange(members[0], members[-1] + 1)), c  # contiguous
-        main = MAIN_RANK[members]
-        assert np.all(np.diff(main) >= 0), c  # ordered by main rank
-        for a in members:
-            higher = members[main > MAIN_RANK[a]]
-            beat_lo[a] = higher[0] if higher.size else members[-1] + 1
-            beat_hi[a] = members[-1] + 1
-    for a in ids[:-1]:  # same type and length (the rule player's "same type")
-        same = ids[(TYPE == TYPE[a]) & (LENGTH == LENGTH[a])]
-        same_lo[a], same_hi[a] = same[0], same[-1] + 1
     beat_lo[PASS] = beat_hi[PASS] = floor_lo[PASS] = NUM_ACTIONS  # unused: pass to beat = leading
     same_lo[PASS] = same_hi[PASS] = PASS
     i32 = lambda a: np.asarray(a, np.int32)  # noqa: E731
