@@ -37,7 +37,7 @@ from cardjax.games import tractor_hidden
 from cardjax.games import tractor_legal as tl
 from cardjax.games import tractor_moves as tm
 from cardjax.games import tractor_observe as tobs
-from cardjax.games.tractor_gate import gated
+from cardjax.gate import gated
 from cardjax.games.tractor_moves import BURY, CHAODI, DECLARE, OVER, PLAY
 
 Array = jax.Array

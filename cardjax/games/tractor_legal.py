@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from cardjax.games import tractor_moves as tm
-from cardjax.games.tractor_gate import gated
+from cardjax.gate import gated
 from cardjax.games.tractor_moves import PLAY
 
 Array = jax.Array
@@ -67,7 +67,7 @@ def bury_mask(s) -> Array:
 
 def play_mask(s, throws: bool = True, need=True) -> Array:
     """bool[66] of the trick phase.  ``need``: whether it is the trick phase; the lead and
-    follow arithmetic runs only for the games that need it (:mod:`~cardjax.games.tractor_gate`),
+    follow arithmetic runs only for the games that need it (:mod:`~cardjax.gate`),
     the others get a placeholder."""
     eff, order, slot = tm.context(s.level, s.trump)
     seat = s.current_player
@@ -111,7 +111,7 @@ def follow_unit(s, hand, part):
             jnp.where(multi, k_u, s.lead_k1), jnp.where(multi, pairs_u, s.lead_pairs))
 
 
-# the gated parts, as functions of their inputs (tractor_gate.gated), each with its placeholder
+# the gated parts, as functions of their inputs (cardjax.gate.gated), each with its placeholder
 def _follow_cards(hand, part, suit, n, k1, pairs, level, trump):
     eff, _, slot = tm.context(level, trump)
     return tm.follow_mask(hand, part, suit, n, k1, pairs, eff, slot)

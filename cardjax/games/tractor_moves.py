@@ -1,7 +1,7 @@
 """Tractor card tables and move arithmetic: effective suits, orders, tractors, following, throws,
 trick winners.  Pure functions of count vectors, shared by the env and the string helpers.  The
 parts that seldom apply (the tractor search of a throw, the packing of several tractors, the
-chains of a follow) go through :func:`~cardjax.games.tractor_gate.gated`, so that in a vmapped
+chains of a follow) go through :func:`~cardjax.gate.gated`, so that in a vmapped
 batch only the games that need them pay for them.
 
 Card types: ``t = 13 * suit + rank`` for suits S, H, D, C (0..3) and ranks 2..A (0..12), then
@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from cardjax.games.tractor_gate import gated
+from cardjax.gate import gated
 
 NUM_TYPES = 54
 PAD = 55  # count vectors padded with the dummy type 54
@@ -512,7 +512,7 @@ def trick_winner(plays, leader, tractors, lead_pairs, eff, order, slot):
 
 # ---------------------------------------------------------------------------- the env's gated calls
 # The env's expensive calls per game, as functions of their inputs with the context looked up
-# from the level and trump (tractor_gate.gated takes every traced value as an argument), each
+# from the level and trump (cardjax.gate.gated takes every traced value as an argument), each
 # with the placeholder computed for the games it does not apply to.
 def throw_check_at(lead, hands, seat, level, trump):
     """:func:`throw_check` of ``seat``'s lead (int[55]) against the other seats' ``hands``."""
