@@ -258,11 +258,11 @@ def random_action(key: PRNGKey, mask: Array) -> Array:
     blocks = -(-n // width)
     m = jnp.pad(mask.astype(jnp.int32), (0, blocks * width - n)).reshape(blocks, width)
     per_block = jnp.sum(m, axis=1)
-    upto = jnp.cumsum(per_block)
+    upto = legal_words.running_sum(per_block)
     count = upto[-1]
     k = jnp.floor(jax.random.uniform(key) * count).astype(jnp.int32)
     k = jnp.minimum(k, count - 1)
     block = jnp.argmax(upto > k)
     k_in = k - (upto[block] - per_block[block])
-    offset = jnp.argmax(jnp.cumsum(m[block]) > k_in)
+    offset = jnp.argmax(legal_words.running_sum(m[block]) > k_in)
     return (block * width + offset).astype(jnp.int32)

@@ -33,6 +33,7 @@ import numpy as np
 from flax import struct
 
 from cardjax import cards as _cards
+from cardjax import shuffle
 from cardjax.core import Env, PRNGKey
 
 Array = jax.Array
@@ -205,7 +206,8 @@ class Gongzhu(Env):
     # ------------------------------------------------------------------ dealing
     def init(self, key: PRNGKey) -> State:
         """A uniformly random deal."""
-        owner = jax.random.permutation(key, jnp.repeat(jnp.arange(NUM_PLAYERS), 13))
+        # = jax.random.permutation(key, jnp.repeat(jnp.arange(NUM_PLAYERS), 13)), without a sort
+        owner = shuffle.permutation(key, NUM_CARDS) // 13
         leader = 0 if self.first_leader == "seat0" else owner[0]  # card 0 is S2
         return self._deal(owner, leader)
 
