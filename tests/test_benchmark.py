@@ -4,6 +4,9 @@ reject bad flags."""
 from __future__ import annotations
 
 import json
+import pathlib
+import subprocess
+import sys
 
 import pytest
 
@@ -233,3 +236,20 @@ def test_training_benchmark_dmc_pools_and_dense(training_script, tmp_path, capsy
 ])
 def test_training_benchmark_bad_flags(training_script, capsys, argv, message):
     assert_usage_error(training_script.main, argv, message, capsys)
+
+
+def test_batch_split_across_cpu_devices(tmp_path):
+    """``--cpu-devices 2`` splits the host into two XLA devices (in a fresh process: the count is
+    fixed when JAX starts) and shards every batch they divide; each device plays whole games."""
+    out = tmp_path / "b.json"
+    script = pathlib.Path(__file__).parents[1] / "scripts" / "benchmark.py"
+    subprocess.run([sys.executable, str(script), "--games", "mini_doudizhu", "--batch-sizes",
+                    "1,64", "--steps", "64", "--repeats", "1", "--no-peers", "--cpu-devices", "2",
+                    "--json", str(out)], check=True, capture_output=True, timeout=300)
+    report = json.loads(out.read_text())
+    assert report["config"]["cpu_devices"] == 2 and report["device"]["local_device_count"] == 2
+    one, split = report["rows"]
+    assert (one["batch"], one["devices"]) == (1, 1) and (split["batch"], split["devices"]) == (64, 2)
+    # 64 steps of 64 games: mini games last ~14 steps, so every slot finishes several
+    assert split["games_finished"] >= 64 * 2
+    assert 10 < split["finished_games_steps"] / split["games_finished"] < 20
