@@ -262,7 +262,7 @@ def random_action(key: PRNGKey, mask: Array) -> Array:
     count = upto[-1]
     k = jnp.floor(jax.random.uniform(key) * count).astype(jnp.int32)
     k = jnp.minimum(k, count - 1)
-    block = jnp.argmax(upto > k)
+    block = jnp.sum(upto <= k)  # the first block reaching past k (a sum: cheaper than argmax)
     k_in = k - (upto[block] - per_block[block])
-    offset = jnp.argmax(legal_words.running_sum(m[block]) > k_in)
+    offset = jnp.sum(legal_words.running_sum(m[block]) <= k_in)
     return (block * width + offset).astype(jnp.int32)
