@@ -31,6 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from cardjax import shuffle
 from cardjax.core import Env, PRNGKey
 
 Array = jax.Array
@@ -244,8 +245,8 @@ class MiniDouDizhu(Env):
     # ------------------------------------------------------------------ dealing
     def init(self, key: PRNGKey) -> State:
         """A uniformly random deal (the 18 physical cards shuffled); seat 0 leads."""
-        perm = jax.random.permutation(key, NUM_CARDS)
-        pos = jnp.argsort(perm)  # position of each physical card in the shuffled deck
+        # position of each physical card in the deck shuffled by jax.random.permutation(key, 18)
+        pos = shuffle.places(key, NUM_CARDS)
         h0 = _counts(pos < HAND_SIZE)
         h1 = _counts((pos >= HAND_SIZE) & (pos < 2 * HAND_SIZE))
         return self._deal(jnp.stack([h0, h1]), 0)
