@@ -39,7 +39,6 @@ import json
 import math
 import os
 import platform
-import random
 import sys
 import time
 from typing import Callable

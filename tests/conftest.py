@@ -49,6 +49,16 @@ def random_rollout(env, num_steps, key):
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
+def sha16(arrays) -> str:
+    """The first 16 hex digits of the sha256 of the arrays' bytes, in order (pinned playouts)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for x in jax.device_get(arrays):
+        h.update(np.ascontiguousarray(x).tobytes())
+    return h.hexdigest()[:16]
+
+
 def load_script(path: str):
     """A command-line script (``"scripts/arena.py"``, ``"experiments/douzero.py"``) as a module,
     loaded by file path under a private name, so it cannot shadow an installed package."""

@@ -4,14 +4,11 @@ computed with the full 27,472-entry boolean mask stored in every state."""
 
 from __future__ import annotations
 
-import hashlib
-
 import jax
-import jax.numpy as jnp
-import numpy as np
 import pytest
 
 import cardjax
+from conftest import sha16
 import cardjax.agents
 
 GAMES, STEPS = 16, 170
@@ -33,10 +30,7 @@ def digest(env, seed: int, agent=None) -> str:
 
         return jax.lax.scan(one, state, jax.random.split(jax.random.key(seed + 1), STEPS))[1]
 
-    h = hashlib.sha256()
-    for x in jax.device_get(run(jax.random.key(seed))):
-        h.update(np.ascontiguousarray(x).tobytes())
-    return h.hexdigest()[:16]
+    return sha16(run(jax.random.key(seed)))
 
 
 PINNED = {

@@ -4,13 +4,11 @@ before the deal stopped sorting (:mod:`cardjax.shuffle`) and the random action s
 
 from __future__ import annotations
 
-import hashlib
-
 import jax
-import numpy as np
 import pytest
 
 import cardjax
+from conftest import sha16
 
 GAMES, STEPS = 16, 70
 
@@ -32,10 +30,7 @@ def digest(env, seed: int) -> str:
 
         return jax.lax.scan(one, state, jax.random.split(jax.random.key(seed + 1), STEPS))[1]
 
-    h = hashlib.sha256()
-    for x in jax.device_get(run(jax.random.key(seed))):
-        h.update(np.ascontiguousarray(x).tobytes())
-    return h.hexdigest()[:16]
+    return sha16(run(jax.random.key(seed)))
 
 
 PINNED = {
