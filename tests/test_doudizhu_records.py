@@ -158,8 +158,11 @@ def test_appendix_c_test_match(step):
     for table in (TABLE_10, TABLE_9):
         for deal, process in zip(TABLE_8, table):
             texts.append(f"Cards: {deal};\nGame process: " + process.replace("|", "\n"))
-    records = parse_records("\n\n".join(texts), step=step)  # wrapped lines, blank separators
+    with pytest.warns(rec.UnfinishedRecordWarning) as caught:
+        records = parse_records("\n\n".join(texts), step=step)  # wrapped lines, blank separators
     assert len(records) == 20
+    assert len(caught) == len(TABLE_10_UNFINISHED)
+    assert [i + 1 for i, r in enumerate(records) if not r.finished] == sorted(TABLE_10_UNFINISHED)
     for i, r in enumerate(records):
         number, human = i % 10 + 1, i < 10
         states = rec.replay(r, step=step)
@@ -227,11 +230,18 @@ def test_round_trip_random_games(c, env, step):
 
 
 def test_unfinished_game_and_record_api(env, step):
-    r = parse(SECTION_4_2.splitlines()[0] + "\nGame process: 0,33;1,55", step)
+    with pytest.warns(rec.UnfinishedRecordWarning,
+                      match=r"record at line 1: the game process stops \(line 2\) after 2 moves"):
+        r = parse(SECTION_4_2.splitlines()[0] + "\nGame process: 0,33;1,55", step)
+    assert r.finished is False
+    assert parse_record(format_record(r), check=False).finished is None
+    whole = parse(SECTION_4_2, step)
+    assert whole.finished is True and whole == parse_record(SECTION_4_2, check=False)
     states = rec.replay(r, step=step)
     assert len(states) == 3 and not bool(states[-1].terminated)
     assert format_record(r).endswith("Game process: 0,33;1,55;")
-    empty = parse(SECTION_4_2.splitlines()[0] + "\nGame process:", step)
+    with pytest.warns(rec.UnfinishedRecordWarning, match="after 0 moves"):
+        empty = parse(SECTION_4_2.splitlines()[0] + "\nGame process:", step)
     assert empty.moves == () and format_record(empty).endswith("\nGame process:")
     assert len(rec.replay(empty, step=step)) == 1
     # Record accepts counts and any card order; it stores sorted cardjax strings.

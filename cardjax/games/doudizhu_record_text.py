@@ -11,6 +11,7 @@ The text is in the paper's notation (jokers ``S``/``B``), a :class:`Record` in c
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Iterable
 
 import numpy as np
@@ -20,7 +21,7 @@ from cardjax.games.doudizhu_moves import (
     COUNTS, LENGTH, MAIN_RANK, NUM_RANKS, TYPE, action_index, action_string,
 )
 from cardjax.games.doudizhu_records import (
-    NUM_PLAYERS, Record, _DECK, _check_deal, _counts_str, _raw_counts, from_paper, replay_actions,
+    NUM_PLAYERS, Record, UnfinishedRecordWarning, _DECK, _check_deal, _counts_str, _raw_counts, from_paper, replay_actions,
     to_paper,
 )
 
@@ -129,7 +130,15 @@ def _build(block, check: bool, env, step) -> Record:
                     moves=tuple(moves), metadata=meta, source=tuple(source),
                     cards_line=cards_line)
     if check:
-        replay_actions(record, env, step)
+        states, _ = replay_actions(record, env, step)
+        finished = bool(states[-1].terminated)
+        object.__setattr__(record, "finished", finished)
+        if not finished:
+            last = f"line {source[-1][0]}" if source else f"line {cards_line}"
+            warnings.warn(UnfinishedRecordWarning(
+                f"record at line {cards_line}: the game process stops ({last}) after "
+                f"{len(moves)} moves with every hand still holding cards: an unfinished game "
+                "(Record.finished is False)"), stacklevel=3)
     return record
 
 

@@ -27,7 +27,7 @@ from cardjax.games.doudizhu_moves import COUNTS, NUM_RANKS, PASS, RANKS, action_
 
 __all__ = [
     "Record", "replay", "replay_actions", "record_from_game", "record_from_states", "PAPER_RANKS",
-    "to_paper", "from_paper",
+    "to_paper", "from_paper", "UnfinishedRecordWarning",
 ]
 
 NUM_PLAYERS = 3
@@ -83,6 +83,11 @@ def _canonical_cards(cards, what: str) -> str:
 
 
 # ----------------------------------------------------------------------------- the record
+class UnfinishedRecordWarning(UserWarning):
+    """A record whose moves stop before any hand is empty: kept as written (published records do
+    stop where the result is decided), but flagged, since it is not a whole game."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Record:
     """One Dou Dizhu game: the deal and the moves (passes implicit), in cardjax notation.
@@ -92,7 +97,8 @@ class Record:
     3 bottom cards.  ``landlord``: the landlord's seat.  ``moves``: ``(seat, cards)`` for every
     non-pass move in order (cards sorted, e.g. ``(1, "3AAA")``).  ``metadata``: free ``str -> str``.
 
-    Equality compares these fields only (not where a parsed record came from).
+    Equality compares these fields only (not where a parsed record came from, nor ``finished``:
+    True or False once a parse with checking has replayed the moves, else None).
     """
 
     hands: tuple[str, str, str]
@@ -103,6 +109,9 @@ class Record:
     # (line, token as written) per move, and the line of ``Cards:``; empty unless parsed.
     source: tuple = dataclasses.field(default=(), compare=False, repr=False)
     cards_line: int = dataclasses.field(default=0, compare=False, repr=False)
+    # Whether the moves reach the end of the game (a hand emptied): set when a record is parsed
+    # with checking, None where nobody replayed it.
+    finished: bool | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         if isinstance(self.hands, str) or len(self.hands) != NUM_PLAYERS:
