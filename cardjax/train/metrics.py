@@ -63,7 +63,7 @@ def plot_curves(records: list[dict], evals: list[dict], path: str, title: str = 
     """Loss terms, speed and evaluation score against iteration, one PNG.
 
     ``records``: metrics.jsonl rows (``iteration``, ``loss`` and, when present, ``policy_kl``,
-    ``value_l1``, ``target_abs``, the speed ``rate_name``); ``evals``: rows with ``iteration``,
+    ``value_l1`` with ``value_target_abs``, else ``target_abs``, the speed ``rate_name``); ``evals``: rows with ``iteration``,
     ``elapsed_s``, ``mean`` and ``stderr`` (the score ``eval_name``, e.g. WPG or ADP).
     """
     import matplotlib
@@ -85,8 +85,19 @@ def plot_curves(records: list[dict], evals: list[dict], path: str, title: str = 
     axes[0, 0].set_title("loss")
     axes[0, 0].legend()
     if any("value_l1" in r for r in records):
-        line(axes[0, 1], "value_l1")
-        axes[0, 1].set_title("value error (points)")
+        # The error is read against the targets' size: the search's value targets start near 0
+        # (an untrained net's values) and grow to the game's score scale, so the absolute error
+        # and the loss rise while the error relative to the targets falls.
+        line(axes[0, 1], "value_l1", "mean |error|")
+        line(axes[0, 1], "value_target_abs", "mean |target|")
+        axes[0, 1].set_title("value error and the targets' size (points)")
+        axes[0, 1].legend(loc="upper left")
+        rel = [r["value_l1"] / r["value_target_abs"] if r.get("value_target_abs") else math.nan
+               for r in records]
+        if any(np.isfinite(rel)):
+            twin = axes[0, 1].twinx()
+            twin.plot(it, rel, color="tab:red", lw=0.8)
+            twin.set_ylabel("|error| / |target|", color="tab:red")
     else:
         line(axes[0, 1], "target_abs")
         axes[0, 1].set_title("mean |target|")
