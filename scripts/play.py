@@ -1,19 +1,43 @@
 #!/usr/bin/env python
-"""Play Gongzhu in the terminal against three agents.
+"""Play a card game in the terminal against agents: Gongzhu, Dou Dizhu, Mini Dou Di Zhu, Tractor.
 
-    python scripts/play.py                                  # you at seat 0, Mr Greed elsewhere
+    python scripts/play.py                                  # Gongzhu, you at seat 0, Mr Greed elsewhere
     python scripts/play.py --partner if --opponents runs/scrofazero --seed 7
+    python scripts/play.py --game doudizhu --seat 1         # a peasant against the rule landlord
+    python scripts/play.py --game mini_doudizhu
+    python scripts/play.py --game tractor --seed 3          # Tractor against the rule player
 
-You hold seat ``--seat``; your partner sits opposite.  ``--partner`` and ``--opponents`` take
-a baseline name (random, if, greed) or a training run directory (``experiments/scrofazero.py
---out DIR``), whose newest checkpoint plays.  Type a card as people write it -- ``Q♠``, ``QS``,
-``SQ``, ``10h``, ``TH`` -- or ``?`` for your legal cards; ``quit`` ends the game.
+You hold seat ``--seat`` (0-3 in Gongzhu and Tractor, 0-2 in Dou Dizhu where seat 0 is the
+landlord, 0-1 in Mini Dou Di Zhu where seat 0 leads).  ``--partner`` and ``--opponents`` take a
+baseline name (gongzhu: random, if, greed; doudizhu: random, rule; tractor: random, rule;
+mini_doudizhu: random) or a training run directory, whose newest checkpoint plays; by default
+the game's strongest baseline.  In the four-seat games the partner sits opposite.  Dou Dizhu has
+no partner seat: ``--partner`` plays the other peasant when you are a peasant (the landlord plays
+alone: then both other seats are ``--opponents``); Mini Dou Di Zhu is two seats, so only
+``--opponents`` counts.
+
+At any prompt ``?`` (or ``help``, or an empty line) lists your legal moves and ``quit``, ``exit``,
+``q`` or end of input abandons the game.  Moves:
+
+* Gongzhu: a card as people write it: ``Q♠``, ``QS``, ``SQ``, ``10h``, ``TH``.
+* Dou Dizhu: the move's ranks in any order from ``3456789TJQKA2BR`` (``T`` or ``10`` = ten, ``B``
+  / ``R`` = black / red joker): ``33344``, ``3 4 5 6 7``, ``BR``, or ``pass``.
+* Mini Dou Di Zhu: 1-4 cards of one rank of ``1234``, or ``B`` / ``R``: ``33``, ``R``, ``pass``.
+* Tractor: the whole move's cards (``SA SA SK SK``, ``A♠ A♠ K♠ K♠``, ``XJ``); a lead ends with
+  the typed cards.  A follow typed short is kept and the rest asked for at ``more>``; end a lead
+  line with ``+`` to go on typing it at ``more>`` (``done`` ends it there); ``back`` at ``more>``
+  starts the move again.  Burial: the 8 cards at once, or some now and the rest at ``more>``.
+  While the cards are dealt you are asked ``declare?`` only when you can declare something new
+  (``pass``, ``declare S``, ``declare S pair``, ``declare XJ``, ``declare DJ``), and ``overturn?``
+  after the burial only when you hold a pair that overturns the trump.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
+import time
 from typing import Callable
 
 import jax
@@ -22,8 +46,37 @@ import numpy as np
 import cardjax
 from cardjax import agents, cards
 from cardjax.cli import run_command
+from cardjax.games import doudizhu_moves, gongzhu, mini_doudizhu
 
-SEAT_NAMES = ("South", "West", "North", "East")
+SEAT_NAMES = ("South", "West", "North", "East")  # four seats, in the order of play
+NAMES_BY_SEATS = {4: SEAT_NAMES, 3: ("South", "West", "East"), 2: ("South", "North")}
+STRONGEST = {"gongzhu": "greed", "doudizhu": "rule", "mini_doudizhu": "random", "tractor": "rule"}
+QUIT = ("quit", "exit", "q")
+HELP = ("?", "help", "")
+MAX_LISTED = 40
+
+
+class Quit(Exception):
+    """The person ended the game (quit, exit, q, or the end of the input)."""
+
+
+def read(input_fn: Callable, prompt: str) -> str:
+    """A stripped line from the person; ``Quit`` when they quit or the input ends."""
+    try:
+        text = input_fn(prompt).strip()
+    except EOFError:
+        raise Quit from None
+    if text.lower() in QUIT:
+        raise Quit
+    return text
+
+
+def listing(items, sep: str = " ", limit: int = MAX_LISTED) -> str:
+    """``items`` joined; past ``limit`` the first ones and "... and N more"."""
+    items = list(items)
+    if len(items) <= limit:
+        return sep.join(items)
+    return sep.join(items[:limit]) + f" ... and {len(items) - limit} more"
 
 
 def show(card: int) -> str:
@@ -42,27 +95,36 @@ def show_hand(mask) -> str:
     return "   ".join(parts) or "(empty)"
 
 
+def grouped(ranks: str) -> str:
+    """``"3334456"`` -> ``"333 44 5 6"``: a rank string, one group a rank."""
+    return " ".join("".join(g) for _, g in itertools.groupby(ranks)) or "(empty)"
+
+
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog=__doc__.split("\n\n", 1)[1])
-    p.add_argument("--seat", type=int, choices=range(4), default=0, help="your seat (0-3)")
-    p.add_argument("--partner", default="greed", help="baseline name or run directory")
-    p.add_argument("--opponents", default="greed", help="baseline name or run directory")
+    p.add_argument("--game", default="gongzhu",
+                   help="gongzhu (default), doudizhu, mini_doudizhu or tractor")
+    p.add_argument("--seat", type=int, default=0,
+                   help="your seat: 0-3 (gongzhu, tractor), 0-2 (doudizhu; 0 is the landlord), "
+                        "0-1 (mini_doudizhu)")
+    p.add_argument("--partner", default=None,
+                   help="baseline name or run directory (default: the game's strongest baseline)")
+    p.add_argument("--opponents", default=None,
+                   help="baseline name or run directory (default: the game's strongest baseline)")
     p.add_argument("--seed", type=int, default=0, help="the deal")
     return p.parse_args(argv)
 
 
 def ask_card(hand, legal, input_fn: Callable, print_fn: Callable) -> int | None:
-    """Read a legal card from the player; None when they quit."""
+    """Read a legal Gongzhu card from the player; None when they quit."""
     while True:
         try:
-            text = input_fn("your card> ").strip()
-        except EOFError:
+            text = read(input_fn, "your card> ")
+        except Quit:
             return None
-        if text.lower() in ("quit", "exit", "q"):
-            return None
-        if text in ("?", "help", ""):
+        if text.lower() in HELP:
             print_fn("legal: " + " ".join(show(c) for c in np.flatnonzero(legal)))
             continue
         try:
@@ -79,57 +141,325 @@ def ask_card(hand, legal, input_fn: Callable, print_fn: Callable) -> int | None:
             return card
 
 
+# ---------------------------------------------------------------------------- the tables
+class Table:
+    """One game at the terminal: who sits where, what the person sees, how their move is read.
+
+    A *move* is what a seat does in one turn; in Tractor it is several of the env's sub-actions
+    (``move_done`` says when it is over), elsewhere one action."""
+
+    def __init__(self, env, me: int, input_fn: Callable, print_fn: Callable, step: Callable):
+        self.env, self.me, self.ask, self.say, self.step = env, me, input_fn, print_fn, step
+        self.names = NAMES_BY_SEATS[env.num_players]
+
+    def name(self, seat: int) -> str:
+        return self.names[seat] + (" (you)" if seat == self.me else "")
+
+    def seating(self, state, partner: str, opponents: str) -> dict:
+        """seat -> agent spec for every seat but the person's."""
+        n = self.env.num_players
+        return {s: partner if (s - self.me) % n == n // 2 else opponents
+                for s in range(n) if s != self.me}
+
+    def intro(self, state, seats: dict) -> None:
+        pass
+
+    def person_move(self, state) -> list[int]:
+        raise NotImplementedError
+
+    def move_done(self, before, after) -> bool:
+        return True
+
+    def after_move(self, before, after, seat: int, actions: list[int]) -> None:
+        pass
+
+    def result(self, state) -> dict:
+        rewards = [float(r) for r in np.asarray(state.rewards)]
+        self.say("rewards: " + "  ".join(f"{self.names[s]} {r:+g}" for s, r in enumerate(rewards)))
+        return {"rewards": rewards}
+
+
+# ---------------------------------------------------------------------------- Gongzhu
+class GongzhuTable(Table):
+    """Gongzhu: one card a move; a trick line and the running score after every trick."""
+
+    def intro(self, state, seats):
+        me = self.me
+        self.trick = []
+        self.say(f"You are {SEAT_NAMES[me]} (seat {me}); partner {SEAT_NAMES[(me + 2) % 4]} "
+                 f"({seats[(me + 2) % 4]}); opponents {seats[(me + 1) % 4]}.")
+
+    def person_move(self, state):
+        hand = np.asarray(self.env.hand(state, self.me))
+        self.say(f"\ntable: {' '.join(self.trick) or '(you lead)'}")
+        self.say(f"hand:  {show_hand(hand)}")
+        card = ask_card(hand, np.asarray(state.legal_action_mask), self.ask, self.say)
+        if card is None:
+            raise Quit
+        return [card]
+
+    def after_move(self, before, after, seat, actions):
+        self.trick.append(f"{SEAT_NAMES[seat]}:{show(actions[0])}")
+        if int(after.num_played) % 4 == 0:
+            self.say(f"trick {int(after.num_played) // 4:2d}: {'  '.join(self.trick)}  -> "
+                     f"{SEAT_NAMES[int(after.leader)]} takes it")
+            self.trick = []
+            self.say("          " + self.score_line(after))
+
+    def score_line(self, state) -> str:
+        """Who took the pig, sheep and transformer, hearts and points per team (the game's pile
+        scores, ``state.scores``)."""
+        gz = gongzhu
+        taken = np.asarray(state.taken_by)
+        ours = lambda seat: seat in (self.me, (self.me + 2) % 4)  # noqa: E731
+        holder = lambda c: SEAT_NAMES[taken[c]] if taken[c] >= 0 else "-"  # noqa: E731
+        hearts = [int(taken[c]) for c in gz.HEART_CARDS if taken[c] >= 0]
+        scores = np.asarray(state.scores)
+        mine, theirs = self.team_points(scores)
+        return (f"pig {show(gz.SQ)} {holder(gz.SQ)}, sheep {show(gz.DJ)} {holder(gz.DJ)}, "
+                f"transformer {show(gz.C10)} {holder(gz.C10)}; hearts: yours "
+                f"{sum(map(ours, hearts))}, theirs {len(hearts) - sum(map(ours, hearts))}; "
+                f"points: yours {mine:+.0f}, theirs {theirs:+.0f}")
+
+    def team_points(self, scores):
+        me = self.me
+        return scores[me] + scores[(me + 2) % 4], scores[(me + 1) % 4] + scores[(me + 3) % 4]
+
+    def result(self, state):
+        scores = np.asarray(state.scores)
+        mine, theirs = self.team_points(scores)
+        self.say("\n" + "  ".join(f"{SEAT_NAMES[s]} {scores[s]:+.0f}" for s in range(4)))
+        self.say(f"your team {mine:+.0f}, theirs {theirs:+.0f}: margin {mine - theirs:+.0f}")
+        return {"scores": scores.tolist(), "margin": float(mine - theirs),
+                "rewards": [float(r) for r in np.asarray(state.rewards)]}
+
+
+# ---------------------------------------------------------------------------- Dou Dizhu
+class DouDizhuTable(Table):
+    """Dou Dizhu (default env: no bidding, seat 0 is the landlord): one move string a turn."""
+
+    moves = doudizhu_moves
+
+    def landlord(self, state) -> int:
+        return int(state.landlord)
+
+    def seating(self, state, partner, opponents):
+        lord = self.landlord(state)
+        # the other peasant is the partner of a peasant; the landlord plays alone
+        return {s: partner if lord not in (s, self.me) else opponents
+                for s in range(self.env.num_players) if s != self.me}
+
+    def role(self, seat, state) -> str:
+        return "landlord" if seat == self.landlord(state) else "peasant"
+
+    def intro(self, state, seats):
+        me, lord = self.me, self.landlord(state)
+        others = ", ".join(f"{self.names[s]} {self.role(s, state)} ({spec})"
+                           for s, spec in sorted(seats.items()))
+        self.say(f"You are {self.names[me]} (seat {me}), a {self.role(me, state)}; {others}.")
+        if me == lord:
+            self.say("(you play alone: --partner is not used)")
+        self.say(f"the landlord's bottom cards: {self.bottom(state)}; {self.status(state)}")
+
+    def bottom(self, state) -> str:
+        return grouped(self.moves.counts_to_str(np.asarray(state.bottom)))
+
+    # the game's strings (Mini Dou Di Zhu overrides these)
+    def hand_text(self, state) -> str:
+        return grouped(self.moves.counts_to_str(np.asarray(self.env.hand(state, self.me))))
+
+    def move_text(self, action: int) -> str:
+        return self.moves.action_string(action)
+
+    def parse(self, text: str) -> int:
+        return self.moves.action_index(text.upper().replace("10", "T"))
+
+    def cards_left(self, state) -> list[int]:
+        return [int(n) for n in np.asarray(state.cards_left)]
+
+    def to_beat(self, state) -> tuple[int, int]:
+        return int(state.to_beat), int(state.to_beat_seat)
+
+    def status(self, state) -> str:
+        left = ", ".join(f"{self.names[s]} {n}" for s, n in enumerate(self.cards_left(state)))
+        return f"cards left: {left}; bombs {int(state.bombs)}"
+
+    def person_move(self, state):
+        legal = np.asarray(state.legal_action_mask)
+        moves = [self.move_text(a) for a in np.flatnonzero(legal)]
+        beat, by = self.to_beat(state)
+        self.say("")
+        self.say(f"to beat: {self.move_text(beat)} ({self.name(by)})" if beat >= 0
+                 else "you lead")
+        self.say(f"hand: {self.hand_text(state)}")
+        while True:
+            text = read(self.ask, "your move> ")
+            if text.lower() in HELP:
+                self.say("legal: " + listing(moves))
+                continue
+            try:
+                a = self.parse(text)
+            except ValueError as e:
+                self.say(str(e))
+                continue
+            if legal[a]:
+                return [a]
+            move = self.move_text(a)
+            if move == "pass":
+                self.say("you lead: you cannot pass")
+            elif move not in self.holdable(state):
+                self.say(f"you do not hold {move}")
+            else:
+                self.say(f"{move} does not beat {self.move_text(beat)}; legal: " + listing(moves))
+
+    def holdable(self, state) -> set:
+        """The moves the person's hand holds (what a lead could play)."""
+        return set(self.moves.legal_moves(np.asarray(self.env.hand(state, self.me))))
+
+    def after_move(self, before, after, seat, actions):
+        self.say(f"{self.name(seat) + ':':<13}{self.move_text(actions[0]):<14}{self.status(after)}")
+        if not bool(after.terminated) and self.to_beat(after)[0] < 0 \
+                and self.to_beat(before)[0] >= 0:
+            self.say(f"-- {self.name(int(after.current_player))} leads")
+
+    def result(self, state):
+        rewards = [float(r) for r in np.asarray(state.rewards)]
+        lord = self.landlord(state)
+        side = "landlord" if rewards[lord] > 0 else "peasants"
+        self.say(f"\nthe {side} win{'s' if side == 'landlord' else ''}; rewards: "
+                 + "  ".join(f"{self.names[s]} {r:+g}" for s, r in enumerate(rewards))
+                 + f"; you {rewards[self.me]:+g}")
+        return {"rewards": rewards, "landlord": lord, "winner": side}
+
+
+class MiniTable(DouDizhuTable):
+    """Mini Dou Di Zhu: two seats, one move string a turn; seat 0 leads."""
+
+    mini = mini_doudizhu
+
+    def landlord(self, state) -> int:
+        return int(state.leader)  # no landlord: the first player stands in for it in the display
+
+    def seating(self, state, partner, opponents):
+        return {1 - self.me: opponents}
+
+    def role(self, seat, state) -> str:
+        return "first player" if seat == int(state.leader) else "second player"
+
+    def intro(self, state, seats):
+        self.say(f"You are {self.names[self.me]} (seat {self.me}), the {self.role(self.me, state)};"
+                 f" {self.names[1 - self.me]} plays {seats[1 - self.me]}; {self.status(state)}.")
+
+    def hand_text(self, state):
+        return grouped(self.mini.hand_str(np.asarray(state._hands[self.me])))
+
+    def move_text(self, action):
+        return self.mini.action_str(action)
+
+    def parse(self, text):
+        return self.mini.parse_action(text.replace(" ", ""))
+
+    def cards_left(self, state):
+        # public: a hand's size less what it played
+        return [self.mini.HAND_SIZE - int(n) for n in np.asarray(state.played).sum(1)]
+
+    def to_beat(self, state):
+        # after a pass the other player leads, so the move to beat is the last one made
+        return int(state.to_beat), 1 - int(state.current_player)
+
+    def status(self, state):
+        return "cards left: " + ", ".join(f"{self.names[s]} {n}"
+                                          for s, n in enumerate(self.cards_left(state)))
+
+    def holdable(self, state):
+        return set(self.mini.legal_moves(np.asarray(state._hands[self.me])))
+
+    def result(self, state):
+        rewards = [float(r) for r in np.asarray(state.rewards)]
+        winner = int(state.winner)
+        self.say(f"\n{self.name(winner)} wins; rewards: "
+                 + "  ".join(f"{self.names[s]} {r:+g}" for s, r in enumerate(rewards)))
+        return {"rewards": rewards, "winner": winner}
+
+
+TABLES = {"gongzhu": GongzhuTable, "doudizhu": DouDizhuTable, "mini_doudizhu": MiniTable}
+
+
+# ---------------------------------------------------------------------------- the game
+_STEPS: dict = {}
+
+
+def compiled_step(env) -> Callable:
+    """``jax.jit(env.step)``, one per game and option set in this process (Tractor's takes
+    seconds to compile: several games in one process compile it once)."""
+    key = repr(env)
+    if key not in _STEPS:
+        _STEPS[key] = jax.jit(env.step)
+    return _STEPS[key]
+
+
 def play(args, input_fn: Callable = input, print_fn: Callable = print) -> dict | None:
-    """Play one game; returns the final pile scores and team margins (None if the player quit)."""
-    env = cardjax.make("gongzhu")
+    """Play one game; returns its result (``rewards`` for every game; Gongzhu adds the pile
+    ``scores`` and the team ``margin``), or None if the person quit."""
     try:
-        partner = agents.load(env, args.partner)
-        opponent = agents.load(env, args.opponents)
+        env = cardjax.make(args.game)
     except ValueError as e:
         raise SystemExit(f"error: {e}") from None
-    me = args.seat
-    seats = {(me + 2) % 4: partner, (me + 1) % 4: opponent, (me + 3) % 4: opponent}
-    step = jax.jit(env.step)
-    acts = {id(a): jax.jit(a.act) for a in (partner, opponent)}
+    me, n = args.seat, env.num_players
+    if not 0 <= me < n:
+        raise SystemExit(f"error: --seat must be 0-{n - 1} in {args.game} ({n} seats), got {me}")
+    partner = args.partner or STRONGEST[args.game]
+    opponents = args.opponents or STRONGEST[args.game]
     key = jax.random.PRNGKey(args.seed)
     key, deal = jax.random.split(key)
     state = env.init(deal)
-    print_fn(f"You are {SEAT_NAMES[me]} (seat {me}); partner {SEAT_NAMES[(me + 2) % 4]} "
-             f"({partner.name}); opponents {opponent.name}.")
-    trick = []
-    while not bool(state.terminated):
-        seat = int(state.current_player)
-        if seat == me:
-            hand = np.asarray(env.hand(state, me))
-            print_fn(f"\ntable: {' '.join(trick) or '(you lead)'}")
-            print_fn(f"hand:  {show_hand(hand)}")
-            card = ask_card(hand, np.asarray(state.legal_action_mask), input_fn, print_fn)
-            if card is None:
-                print_fn("game abandoned")
-                return None
-        else:
-            agent = seats[seat]
-            key, sub = jax.random.split(key)
-            card = int(acts[id(agent)](agent.params, sub, state))
-        trick.append(f"{SEAT_NAMES[seat]}:{show(card)}")
-        state = step(state, card)
-        if int(state.num_played) % 4 == 0:
-            winner = int(state.leader)
-            print_fn(f"trick {int(state.num_played) // 4:2d}: {'  '.join(trick)}  -> "
-                     f"{SEAT_NAMES[winner]} takes it")
-            trick = []
-    scores = np.asarray(state.scores)
-    mine = scores[me] + scores[(me + 2) % 4]
-    theirs = scores[(me + 1) % 4] + scores[(me + 3) % 4]
-    print_fn("\n" + "  ".join(f"{SEAT_NAMES[s]} {scores[s]:+.0f}" for s in range(4)))
-    print_fn(f"your team {mine:+.0f}, theirs {theirs:+.0f}: margin {mine - theirs:+.0f}")
-    return {"scores": scores.tolist(), "margin": float(mine - theirs)}
+    table = TABLES[args.game](env, me, input_fn, print_fn, compiled_step(env))
+    seats = table.seating(state, partner, opponents)
+    try:
+        loaded = {spec: agents.load(env, spec) for spec in sorted(set(seats.values()))}
+    except ValueError as e:
+        raise SystemExit(f"error: {e}") from None
+    baseline = set(agents.baselines(env.name))
+    acts = {spec: jax.jit(a.act) for spec, a in loaded.items()}
+
+    # compile once, before the first move, so that the game itself does not stall
+    print_fn("preparing the table (compiling, one time)…")
+    t0 = time.perf_counter()
+    first = int(np.flatnonzero(np.asarray(state.legal_action_mask))[0])
+    jax.block_until_ready(table.step(state, first))
+    for spec, act in acts.items():
+        jax.block_until_ready(act(loaded[spec].params, key, state))
+    print_fn(f"ready ({time.perf_counter() - t0:.1f} s)")
+
+    table.intro(state, seats)
+    try:
+        while not bool(state.terminated):
+            seat, before = int(state.current_player), state
+            todo = table.person_move(state) if seat == me else None
+            if todo is None and seats[seat] not in baseline \
+                    and np.asarray(state.legal_action_mask).sum() > 1:
+                print_fn(f"{table.names[seat]} is thinking…")
+            done = []
+            while True:
+                if todo is not None:
+                    a = todo[len(done)]
+                else:
+                    agent = loaded[seats[seat]]
+                    key, sub = jax.random.split(key)
+                    a = int(acts[seats[seat]](agent.params, sub, state))
+                state = table.step(state, a)
+                done.append(a)
+                if table.move_done(before, state) or (todo is not None and len(done) == len(todo)):
+                    break
+            table.after_move(before, state, seat, done)
+    except Quit:
+        print_fn("game abandoned")
+        return None
+    return table.result(state)
 
 
 def main(argv=None) -> None:
-    args = parse_args(argv)
-    if play(args) is None:
-        sys.exit(1)
+    play(parse_args(argv))  # a finished or abandoned game alike ends with status 0
 
 
 if __name__ == "__main__":
