@@ -47,6 +47,8 @@ import cardjax
 from cardjax import agents, cards
 from cardjax.cli import run_command
 from cardjax.games import doudizhu_moves, gongzhu, mini_doudizhu
+from cardjax.games import tractor_cards as tc
+from cardjax.games import tractor_moves as tm
 
 SEAT_NAMES = ("South", "West", "North", "East")  # four seats, in the order of play
 NAMES_BY_SEATS = {4: SEAT_NAMES, 3: ("South", "West", "East"), 2: ("South", "North")}
@@ -382,7 +384,348 @@ class MiniTable(DouDizhuTable):
         return {"rewards": rewards, "winner": winner}
 
 
-TABLES = {"gongzhu": GongzhuTable, "doudizhu": DouDizhuTable, "mini_doudizhu": MiniTable}
+# ---------------------------------------------------------------------------- Tractor
+DONE, PASS, DECL_SINGLE, DECL_PAIR, DECL_XJ, DECL_DJ = 54, 55, 56, 60, 64, 65  # tractor's actions
+_DECL_WORDS = {"S": 0, "H": 1, "D": 2, "C": 3, "♠": 0, "♥": 1, "♦": 2, "♣": 3}
+
+
+def decl_text(action: int) -> str:
+    """A declaration as the person types it: ``pass``, ``declare S``, ``declare S pair``,
+    ``declare XJ`` (a pair of small jokers), ``declare DJ``."""
+    a = int(action)
+    if a == PASS:
+        return "pass"
+    if a in (DECL_XJ, DECL_DJ):
+        return f"declare {'XJ' if a == DECL_XJ else 'DJ'}"
+    pair = a >= DECL_PAIR
+    return f"declare {tm.SUITS[a - (DECL_PAIR if pair else DECL_SINGLE)]}" + (" pair" if pair else "")
+
+
+def parse_decl(text: str) -> int:
+    """The action of ``pass``, ``declare S`` / ``S`` / ``declare ♠``, ``declare S pair``,
+    ``declare XJ`` (``XJ XJ``), ``declare DJ``; ``overturn`` may stand for ``declare``."""
+    words = text.upper().replace("DECLARE", " ").replace("OVERTURN", " ").split()
+    if words in (["PASS"], ["P"]):
+        return PASS
+    if words and all(w in ("XJ", "SJ") for w in words):
+        return DECL_XJ
+    if words and all(w in ("DJ", "BJ") for w in words):
+        return DECL_DJ
+    if words and words[0] in _DECL_WORDS and words[1:] in ([], ["PAIR"], [words[0]]):
+        return (DECL_SINGLE if len(words) == 1 else DECL_PAIR) + _DECL_WORDS[words[0]]
+    raise ValueError(f"unknown declaration {text!r}: type pass, or e.g. 'declare S', "
+                     "'declare S pair', 'declare XJ'")
+
+
+class TractorTable(Table):
+    """Tractor.  A move is several of the env's sub-actions (cards, then DONE for a lead; one
+    card a sub-action in the burial): the person types the whole move and it is checked card by
+    card against ``legal_action_mask`` on copies of the state (states are immutable), so a
+    refused move leaves the game as it was.  Declarations and overturns are asked only when the
+    person has one to make; otherwise they pass."""
+
+    def intro(self, state, seats):
+        me = self.me
+        self.asked = frozenset()  # the declarations the person was last asked about
+        self.say(f"You are {SEAT_NAMES[me]} (seat {me}); partner {SEAT_NAMES[(me + 2) % 4]} "
+                 f"({seats[(me + 2) % 4]}); opponents {seats[(me + 1) % 4]}.")
+        self.say(f"level {tm.RANKS[int(state.level)]}; {self.team_text(state)}. The cards are "
+                 "dealt one at a time: you are asked to declare when you can.")
+
+    # -- what the person sees
+    def team_text(self, state) -> str:
+        dealer = int(state.dealer)
+        if dealer < 0:
+            return "the first declarer deals"
+        side = "attack" if self.me % 2 != dealer % 2 else "defend (the dealer's side)"
+        return f"dealer {self.name(dealer)}: you {side}"
+
+    def side(self, state) -> str:
+        return "attack" if self.me % 2 != int(state.dealer) % 2 else "defend"
+
+    def trump_text(self, state) -> str:
+        tr = int(state.trump)
+        return "no trump" if tr == tm.NT else tm.SUIT_SYMBOLS[tr]
+
+    def hand_text(self, state, counts=None) -> str:
+        """The person's cards by effective suit, trumps last, high cards first."""
+        counts = np.asarray(state._hands[self.me] if counts is None else counts)
+        lv, tr = int(state.level), int(state.trump)
+        eff, order = tm.EFF[lv, tr, :tm.NUM_TYPES], tm.ORD[lv, tr, :tm.NUM_TYPES]
+        parts = []
+        for suit in range(5):
+            held = np.where(eff == suit, counts, 0)
+            if held.any():
+                label = "trump" if suit == tm.TRUMP else tm.SUIT_SYMBOLS[suit]
+                parts.append(f"{label}: " + tc.counts_str(held, sort_key=lambda t: -order[t]))
+        return "   ".join(parts) or "(empty)"
+
+    def table_text(self, state) -> str:
+        lead = int(state.leader)
+        seats = [(lead + i) % 4 for i in range(int(state.num_in_trick))]
+        return "  |  ".join(f"{SEAT_NAMES[s]} {tc.counts_str(state.trick[s])}" for s in seats)
+
+    # -- the person's move
+    def person_move(self, state):
+        phase = int(state.phase)
+        if phase in (tm.DECLARE, tm.CHAODI):
+            return [self.ask_declaration(state, phase)]
+        if phase == tm.BURY:
+            self.say(f"\nyour hand ({int(np.sum(state._hands[self.me]))} cards): "
+                     f"{self.hand_text(state)}")
+            self.say("bury 8 cards: type them (some now and the rest at more>)")
+            return self.ask_cards(state, "bury> ")
+        leading = int(state.num_in_trick) == 0
+        self.say(f"\ntrick {int(state.trick_no) + 1} · level {tm.RANKS[int(state.level)]} · trump "
+                 f"{self.trump_text(state)} · you {self.side(state)} · attackers' points "
+                 f"{int(state.attacker_points)}")
+        self.say(f"table: {self.table_text(state) or '(you lead)'}")
+        self.say(f"hand:  {self.hand_text(state)}")
+        return self.ask_cards(state, "your lead> " if leading else "your play> ")
+
+    def ask_declaration(self, state, phase) -> int:
+        legal = np.asarray(state.legal_action_mask)
+        options = frozenset(int(a) for a in np.flatnonzero(legal) if a >= DECL_SINGLE)
+        if phase == tm.DECLARE:
+            if not options or options == self.asked:
+                return PASS  # nothing new to declare: do not ask at every card dealt
+            self.asked = options
+        elif not options:
+            return PASS
+        verb = "declare" if phase == tm.DECLARE else "overturn with"
+        choices = [decl_text(a) for a in sorted(options)]
+        self.say(f"\nyour cards: {self.hand_text(state)}")
+        self.say(f"you can {verb}: {', '.join(choices)}")
+        prompt = ('declare? (pass, or e.g. "declare S", "declare S pair", "declare XJ") '
+                  if phase == tm.DECLARE else
+                  'overturn? (pass, or e.g. "declare S pair", "declare XJ") ')
+        while True:
+            text = read(self.ask, prompt)
+            if text.lower() in HELP:
+                self.say("legal: " + ", ".join(["pass"] + choices))
+                continue
+            try:
+                a = parse_decl(text)
+            except ValueError as e:
+                self.say(str(e))
+                continue
+            if legal[a]:
+                return a
+            self.say(f"{decl_text(a)} is not legal now; legal: " + ", ".join(["pass"] + choices))
+
+    def ask_cards(self, state, prompt) -> list[int]:
+        """A whole move (trick phase) or burial, typed at once or in parts (``more>``)."""
+        leading = int(state.phase) == tm.PLAY and int(state.num_in_trick) == 0
+        sim, acts = state, []  # the move so far, applied to a copy
+        while True:
+            text = read(self.ask, prompt if not acts else "more> ")
+            low = text.lower()
+            if low in HELP:
+                self.say(self.legal_text(sim))
+                continue
+            if low == "back":
+                sim, acts = state, []
+                self.say("the move is discarded: type it again")
+                continue
+            if low == "done" and leading and acts:
+                return acts + [DONE]
+            go_on = leading and text.endswith("+")
+            try:
+                types = [tc.card_type(w) for w in text.rstrip("+").replace(",", " ").split()]
+            except ValueError as e:
+                self.say(str(e))
+                continue
+            if not types:
+                self.say("type cards, e.g. 'SA SA SK SK', or ? for the legal ones")
+                continue
+            nxt, order = self.feed(sim, types)
+            if isinstance(order, str):
+                self.say(order)
+                continue
+            sim, acts = nxt, acts + order
+            if self.move_done(state, sim):
+                return acts
+            if leading and not go_on:
+                return acts + [DONE]
+            if int(state.phase) == tm.BURY:
+                left = 8 - int(sim.buried)
+            else:
+                left = int(sim.lead_n) - int(np.sum(sim.trick[self.me])) if not leading else 0
+            self.say(f"so far: {tc.counts_str(self.part(state, sim))}"
+                     + (f"; {left} more card{'s' if left > 1 else ''}" if left else
+                        "; more cards, or done"))
+
+    def part(self, state, sim) -> np.ndarray:
+        """The cards of the move being built in ``sim`` since ``state``."""
+        if int(state.phase) == tm.BURY:
+            return np.asarray(state._hands[self.me]) - np.asarray(sim._hands[self.me])
+        return np.asarray(sim.trick[self.me]) - np.asarray(state.trick[self.me])
+
+    def feed(self, state, types):
+        """Step a copy of ``state`` through the cards ``types``, each checked against the legal
+        mask first: (the state after them, the order used), or (``state`` itself, a message
+        naming the first card that is not allowed)."""
+        sim = state
+        for i, t in enumerate(types):
+            if self.move_done(state, sim):
+                return state, (f"too many cards: the move is complete with "
+                               f"{tc.counts_str(self.part(state, sim))}")
+            if not np.asarray(sim.legal_action_mask)[t]:
+                order = self.reorder(state, types)
+                if order is not None:  # the same cards in another order (units of a follow)
+                    return order
+                return state, self.refusal(state, sim, t, types)
+            sim = self.step(sim, t)
+        return sim, list(types)
+
+    def reorder(self, state, types, budget: int = 200):
+        """(state, order) for an order of ``types`` that the masks allow, or None.  A follow of
+        a lead with several tractors is built unit by unit, so the typed order can matter."""
+        left = {t: types.count(t) for t in set(types)}
+        steps = 0
+
+        def walk(sim, order):
+            nonlocal steps
+            if len(order) == len(types):
+                return sim, order
+            if self.move_done(state, sim):
+                return None
+            mask = np.asarray(sim.legal_action_mask)
+            for t in sorted(left):
+                if left[t] and mask[t] and steps < budget:
+                    steps += 1
+                    left[t] -= 1
+                    found = walk(self.step(sim, t), order + [t])
+                    left[t] += 1
+                    if found:
+                        return found
+            return None
+
+        return walk(state, [])
+
+    def refusal(self, state, sim, t, types) -> str:
+        """Why the typed move ``types`` is not played: ``t``, its first card that ``sim`` (the
+        move so far) refuses."""
+        in_play = int(sim.phase) == tm.PLAY
+        so_far = np.asarray(sim.trick[self.me]) if in_play else self.part(state, sim)
+        hand = np.asarray(sim._hands[self.me]) - (so_far if in_play else 0)
+        if hand[t] <= 0:
+            why = f"you do not hold {'another ' if so_far[t] else ''}{tc.type_str(t)}"
+        else:
+            after = tc.counts_str(so_far)
+            why = f"{tc.type_str(t)} is not allowed" + (f" after {after}" if after else "")
+        typed = " ".join(tc.type_str(x) for x in types)
+        return f"{typed} is not played: {why}. " + self.legal_text(sim)
+
+    def legal_text(self, sim) -> str:
+        """The legal next cards (and ``done`` when a lead may end); for a follow, the whole
+        moves too when there are few."""
+        mask = np.asarray(sim.legal_action_mask)
+        items = [tc.type_str(t) for t in np.flatnonzero(mask[:tm.NUM_TYPES])]
+        text = "legal: " + listing(items + (["done"] if mask[DONE] else []))
+        whole = self.follows(sim) if int(sim.phase) == tm.PLAY else None
+        if whole and len(whole) > 1 and int(sim.lead_n) > 1:
+            text += "\nwhole moves: " + listing(whole, sep="  |  ", limit=12)
+        return text
+
+    def follows(self, sim, budget: int = 150):
+        """The legal completions of the follow being built in ``sim`` (walked through the
+        masks on copies, each set once), or None when leading or past ``budget`` steps."""
+        if int(sim.num_in_trick) == 0 or int(np.asarray(sim.lead_tractors)[1]) >= 2:
+            return None  # several tractors: built unit by unit, not walked here
+        found, steps, stack = [], 0, [(sim, 0)]
+        while stack:
+            s, last = stack.pop()
+            if self.move_done(sim, s):
+                found.append(tc.counts_str(np.asarray(s.played[self.me])
+                                           - np.asarray(sim.played[self.me])))
+                continue
+            mask = np.asarray(s.legal_action_mask)
+            for t in np.flatnonzero(mask[:tm.NUM_TYPES]):
+                if t >= last:
+                    steps += 1
+                    if steps > budget:
+                        return None
+                    stack.append((self.step(s, int(t)), int(t)))
+        return sorted(found)
+
+    # -- moves and their display
+    def move_done(self, before, after) -> bool:
+        if bool(after.terminated):
+            return True
+        phase = int(before.phase)
+        if phase == tm.PLAY:  # a lead or follow ends when the trick's count of plays moves
+            return (int(after.trick_no), int(after.num_in_trick)) != \
+                (int(before.trick_no), int(before.num_in_trick))
+        if phase == tm.BURY:
+            return int(after.phase) != tm.BURY
+        return True
+
+    def after_move(self, before, after, seat, actions):
+        phase, name = int(before.phase), self.name(seat)
+        if phase == tm.DECLARE and actions[0] != PASS:
+            self.say(f"{name}: {self.env.action_to_str(actions[0])}")
+        elif phase == tm.CHAODI and actions[0] != PASS:
+            self.say(f"{name} overturns with {self.env.action_to_str(actions[0])[len('declare '):]}"
+                     f": trump {self.trump_text(after)}")
+        elif phase == tm.BURY:
+            self.say(f"{name} buried 8 cards" + (
+                f": {tc.counts_str(self.part(before, after))}" if seat == self.me else ""))
+        elif phase == tm.PLAY:
+            self.after_play(before, after, seat, actions)
+        if int(after.phase) == tm.BURY and phase != tm.BURY:
+            burier = int(after.burier)
+            if phase == tm.DECLARE:
+                who = (f" (declared by {self.name(int(after.decl_seat))})"
+                       if int(after.decl_seat) >= 0 else " (nobody declared)")
+                self.say(f"\ndealing done: trump {self.trump_text(after)}{who}; "
+                         f"{self.team_text(after)}")
+                if burier != self.me:  # (the burier sees it with the kitty)
+                    self.say(f"your hand: {self.hand_text(after, before._hands[self.me])}")
+            taken = np.asarray(after._hands[burier]) - np.asarray(before._hands[burier])
+            self.say(f"{self.name(burier)} takes the kitty"
+                     + (f": {tc.counts_str(taken)}" if burier == self.me else ""))
+        if int(after.phase) == tm.PLAY and phase != tm.PLAY:
+            self.say(f"\ntricks: trump {self.trump_text(after)}; {self.team_text(after)}; "
+                     f"{self.name(int(after.leader))} leads")
+
+    def after_play(self, before, after, seat, actions):
+        played = np.asarray(after.played[seat]) - np.asarray(before.played[seat])
+        meant = np.bincount([a for a in actions if a < tm.NUM_TYPES], minlength=tm.NUM_TYPES)
+        failed = not np.array_equal(played, meant)
+        trick_over = int(after.trick_no) > int(before.trick_no)
+        if failed:
+            self.say(f"{self.name(seat)} throws {tc.counts_str(meant)}: the throw fails, "
+                     f"{tc.counts_str(played)} is played")
+        elif seat != self.me and not trick_over:
+            self.say(f"  {self.name(seat)}: {tc.counts_str(played)}")
+        if trick_over:
+            lead = int(after.last_leader)
+            plays = "  |  ".join(f"{SEAT_NAMES[s]} {tc.counts_str(after.last_trick[s])}"
+                                 for s in ((lead + i) % 4 for i in range(4)))
+            points = (int(after.attacker_points) + int(after.defender_points)
+                      - int(before.attacker_points) - int(before.defender_points))
+            self.say(f"trick {int(after.trick_no):2d}: {plays}  -> "
+                     f"{SEAT_NAMES[int(after.last_winner)]} takes it ({points} points); "
+                     f"attackers {int(after.attacker_points)} (you {self.side(after)})")
+
+    def result(self, state):
+        rewards = [float(r) for r in np.asarray(state.rewards)]
+        gain = [int(g) for g in np.asarray(state.level_gain)]
+        mine = self.me % 2
+        side = "attackers" if self.me % 2 != int(state.dealer) % 2 else "defenders"
+        self.say(f"\nkitty: {tc.counts_str(state._kitty)} ({int(state.kitty_points)} points, "
+                 f"bonus to the attackers {int(state.kitty_bonus)})")
+        self.say(f"attackers: {int(state.attacker_points)} points in tricks, kitty bonus "
+                 f"{int(state.kitty_bonus)}, throw penalties {int(state.penalty)}")
+        self.say(f"levels: your team ({side}) +{gain[mine]}, theirs +{gain[1 - mine]}")
+        self.say("rewards: " + "  ".join(f"{SEAT_NAMES[s]} {r:+g}" for s, r in enumerate(rewards)))
+        return {"rewards": rewards, "level_gain": gain, "tricks": int(state.trick_no),
+                "attacker_points": int(state.attacker_points)}
+
+
+TABLES = {"gongzhu": GongzhuTable, "doudizhu": DouDizhuTable, "mini_doudizhu": MiniTable,
+          "tractor": TractorTable}
 
 
 # ---------------------------------------------------------------------------- the game
