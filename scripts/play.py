@@ -258,7 +258,8 @@ class DouDizhuTable(Table):
         me, lord = self.me, self.landlord(state)
         others = ", ".join(f"{self.names[s]} {self.role(s, state)} ({spec})"
                            for s, spec in sorted(seats.items()))
-        self.say(f"You are {self.names[me]} (seat {me}), a {self.role(me, state)}; {others}.")
+        article = "the" if me == lord else "a"
+        self.say(f"You are {self.names[me]} (seat {me}), {article} {self.role(me, state)}; {others}.")
         if me == lord:
             self.say("(you play alone: --partner is not used)")
         self.say(f"the landlord's bottom cards: {self.bottom(state)}; {self.status(state)}")
@@ -447,23 +448,25 @@ class TractorTable(Table):
         tr = int(state.trump)
         return "no trump" if tr == tm.NT else tm.SUIT_SYMBOLS[tr]
 
+    def cards(self, state, counts) -> str:
+        """Card strings of ``counts`` by effective suit (trumps last), high cards first."""
+        lv, tr = int(state.level), int(state.trump)
+        eff, order = tm.EFF[lv, tr, :tm.NUM_TYPES], tm.ORD[lv, tr, :tm.NUM_TYPES]
+        return tc.counts_str(np.asarray(counts), sort_key=lambda t: (eff[t], -order[t]))
+
     def hand_text(self, state, counts=None) -> str:
         """The person's cards by effective suit, trumps last, high cards first."""
         counts = np.asarray(state._hands[self.me] if counts is None else counts)
-        lv, tr = int(state.level), int(state.trump)
-        eff, order = tm.EFF[lv, tr, :tm.NUM_TYPES], tm.ORD[lv, tr, :tm.NUM_TYPES]
-        parts = []
-        for suit in range(5):
-            held = np.where(eff == suit, counts, 0)
-            if held.any():
-                label = "trump" if suit == tm.TRUMP else tm.SUIT_SYMBOLS[suit]
-                parts.append(f"{label}: " + tc.counts_str(held, sort_key=lambda t: -order[t]))
-        return "   ".join(parts) or "(empty)"
+        eff = tm.EFF[int(state.level), int(state.trump), :tm.NUM_TYPES]
+        return "   ".join(
+            f"{'trump' if suit == tm.TRUMP else tm.SUIT_SYMBOLS[suit]}: "
+            + self.cards(state, np.where(eff == suit, counts, 0))
+            for suit in range(5) if counts[eff == suit].any()) or "(empty)"
 
     def table_text(self, state) -> str:
         lead = int(state.leader)
         seats = [(lead + i) % 4 for i in range(int(state.num_in_trick))]
-        return "  |  ".join(f"{SEAT_NAMES[s]} {tc.counts_str(state.trick[s])}" for s in seats)
+        return "  |  ".join(f"{SEAT_NAMES[s]} {self.cards(state, state.trick[s])}" for s in seats)
 
     # -- the person's move
     def person_move(self, state):
@@ -551,7 +554,7 @@ class TractorTable(Table):
                 left = 8 - int(sim.buried)
             else:
                 left = int(sim.lead_n) - int(np.sum(sim.trick[self.me])) if not leading else 0
-            self.say(f"so far: {tc.counts_str(self.part(state, sim))}"
+            self.say(f"so far: {self.cards(state, self.part(state, sim))}"
                      + (f"; {left} more card{'s' if left > 1 else ''}" if left else
                         "; more cards, or done"))
 
@@ -569,7 +572,7 @@ class TractorTable(Table):
         for i, t in enumerate(types):
             if self.move_done(state, sim):
                 return state, (f"too many cards: the move is complete with "
-                               f"{tc.counts_str(self.part(state, sim))}")
+                               f"{self.cards(state, self.part(state, sim))}")
             if not np.asarray(sim.legal_action_mask)[t]:
                 order = self.reorder(state, types)
                 if order is not None:  # the same cards in another order (units of a follow)
@@ -612,7 +615,7 @@ class TractorTable(Table):
         if hand[t] <= 0:
             why = f"you do not hold {'another ' if so_far[t] else ''}{tc.type_str(t)}"
         else:
-            after = tc.counts_str(so_far)
+            after = self.cards(state, so_far)
             why = f"{tc.type_str(t)} is not allowed" + (f" after {after}" if after else "")
         typed = " ".join(tc.type_str(x) for x in types)
         return f"{typed} is not played: {why}. " + self.legal_text(sim)
@@ -637,8 +640,7 @@ class TractorTable(Table):
         while stack:
             s, last = stack.pop()
             if self.move_done(sim, s):
-                found.append(tc.counts_str(np.asarray(s.played[self.me])
-                                           - np.asarray(sim.played[self.me])))
+                found.append(np.asarray(s.played[self.me]) - np.asarray(sim.played[self.me]))
                 continue
             mask = np.asarray(s.legal_action_mask)
             for t in np.flatnonzero(mask[:tm.NUM_TYPES]):
@@ -647,7 +649,7 @@ class TractorTable(Table):
                     if steps > budget:
                         return None
                     stack.append((self.step(s, int(t)), int(t)))
-        return sorted(found)
+        return [self.cards(sim, c) for c in found[::-1]]  # (the walk finds high cards first)
 
     # -- moves and their display
     def move_done(self, before, after) -> bool:
@@ -670,7 +672,7 @@ class TractorTable(Table):
                      f": trump {self.trump_text(after)}")
         elif phase == tm.BURY:
             self.say(f"{name} buried 8 cards" + (
-                f": {tc.counts_str(self.part(before, after))}" if seat == self.me else ""))
+                f": {self.cards(after, self.part(before, after))}" if seat == self.me else ""))
         elif phase == tm.PLAY:
             self.after_play(before, after, seat, actions)
         if int(after.phase) == tm.BURY and phase != tm.BURY:
@@ -684,7 +686,7 @@ class TractorTable(Table):
                     self.say(f"your hand: {self.hand_text(after, before._hands[self.me])}")
             taken = np.asarray(after._hands[burier]) - np.asarray(before._hands[burier])
             self.say(f"{self.name(burier)} takes the kitty"
-                     + (f": {tc.counts_str(taken)}" if burier == self.me else ""))
+                     + (f": {self.cards(after, taken)}" if burier == self.me else ""))
         if int(after.phase) == tm.PLAY and phase != tm.PLAY:
             self.say(f"\ntricks: trump {self.trump_text(after)}; {self.team_text(after)}; "
                      f"{self.name(int(after.leader))} leads")
@@ -695,13 +697,13 @@ class TractorTable(Table):
         failed = not np.array_equal(played, meant)
         trick_over = int(after.trick_no) > int(before.trick_no)
         if failed:
-            self.say(f"{self.name(seat)} throws {tc.counts_str(meant)}: the throw fails, "
-                     f"{tc.counts_str(played)} is played")
+            self.say(f"{self.name(seat)} throws {self.cards(after, meant)}: the throw fails, "
+                     f"{self.cards(after, played)} is played")
         elif seat != self.me and not trick_over:
-            self.say(f"  {self.name(seat)}: {tc.counts_str(played)}")
+            self.say(f"  {self.name(seat)}: {self.cards(after, played)}")
         if trick_over:
             lead = int(after.last_leader)
-            plays = "  |  ".join(f"{SEAT_NAMES[s]} {tc.counts_str(after.last_trick[s])}"
+            plays = "  |  ".join(f"{SEAT_NAMES[s]} {self.cards(after, after.last_trick[s])}"
                                  for s in ((lead + i) % 4 for i in range(4)))
             points = (int(after.attacker_points) + int(after.defender_points)
                       - int(before.attacker_points) - int(before.defender_points))
@@ -714,7 +716,7 @@ class TractorTable(Table):
         gain = [int(g) for g in np.asarray(state.level_gain)]
         mine = self.me % 2
         side = "attackers" if self.me % 2 != int(state.dealer) % 2 else "defenders"
-        self.say(f"\nkitty: {tc.counts_str(state._kitty)} ({int(state.kitty_points)} points, "
+        self.say(f"\nkitty: {self.cards(state, state._kitty)} ({int(state.kitty_points)} points, "
                  f"bonus to the attackers {int(state.kitty_bonus)})")
         self.say(f"attackers: {int(state.attacker_points)} points in tricks, kitty bonus "
                  f"{int(state.kitty_bonus)}, throw penalties {int(state.penalty)}")
