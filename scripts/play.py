@@ -530,26 +530,27 @@ class TractorTable(Table):
                 sim, acts = state, []
                 self.say("the move is discarded: type it again")
                 continue
-            if low == "done" and leading and acts:
-                return acts + [DONE]
-            go_on = leading and text.endswith("+")
-            try:
-                types = [tc.card_type(w) for w in text.rstrip("+").replace(",", " ").split()]
-            except ValueError as e:
-                self.say(str(e))
-                continue
-            if not types:
-                self.say("type cards, e.g. 'SA SA SK SK', or ? for the legal ones")
-                continue
-            nxt, order = self.feed(sim, types)
-            if isinstance(order, str):
-                self.say(order)
-                continue
-            sim, acts = nxt, acts + order
+            go_on = leading and text.endswith("+")  # a lead to go on with at more>
+            if not (leading and acts and low == "done"):
+                try:
+                    types = [tc.card_type(w) for w in text.rstrip("+").replace(",", " ").split()]
+                except ValueError as e:
+                    self.say(str(e))
+                    continue
+                if not types:
+                    self.say("type cards, e.g. 'SA SA SK SK', or ? for the legal ones")
+                    continue
+                nxt, order, why = self.feed(sim, types)
+                if why:
+                    self.say(why)
+                    continue
+                sim, acts = nxt, acts + order
             if self.move_done(state, sim):
                 return acts
             if leading and not go_on:
-                return acts + [DONE]
+                if np.asarray(sim.legal_action_mask)[DONE]:
+                    return acts + [DONE]
+                self.say("the lead cannot end here: " + self.legal_text(sim))
             if int(state.phase) == tm.BURY:
                 left = 8 - int(sim.buried)
             else:
@@ -566,20 +567,20 @@ class TractorTable(Table):
 
     def feed(self, state, types):
         """Step a copy of ``state`` through the cards ``types``, each checked against the legal
-        mask first: (the state after them, the order used), or (``state`` itself, a message
-        naming the first card that is not allowed)."""
+        mask first: (the state after them, the order used, None), or (``state`` itself, None,
+        a message naming the first card that is not allowed)."""
         sim = state
-        for i, t in enumerate(types):
+        for t in types:
             if self.move_done(state, sim):
-                return state, (f"too many cards: the move is complete with "
-                               f"{self.cards(state, self.part(state, sim))}")
+                return state, None, (f"too many cards: the move is complete with "
+                                     f"{self.cards(state, self.part(state, sim))}")
             if not np.asarray(sim.legal_action_mask)[t]:
-                order = self.reorder(state, types)
-                if order is not None:  # the same cards in another order (units of a follow)
-                    return order
-                return state, self.refusal(state, sim, t, types)
+                found = self.reorder(state, types)
+                if found is not None:  # the same cards in another order (units of a follow)
+                    return found + (None,)
+                return state, None, self.refusal(state, sim, t, types)
             sim = self.step(sim, t)
-        return sim, list(types)
+        return sim, list(types), None
 
     def reorder(self, state, types, budget: int = 200):
         """(state, order) for an order of ``types`` that the masks allow, or None.  A follow of

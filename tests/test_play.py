@@ -200,11 +200,13 @@ def test_tractor_move_is_checked_card_by_card():
     table, state, out = tractor_table(hands, 1, lead="SA SA")
     h5, s3, s4 = (tc.card_type(c) for c in ("H5", "S3", "S4"))
     # a refused move: the message names the first card not allowed; the state is not stepped
-    nxt, why = table.feed(state, [s3, h5])
-    assert nxt is state
+    nxt, order, why = table.feed(state, [s3, h5])
+    assert nxt is state and order is None
     assert why.startswith("3♠ 5♥ is not played: 5♥ is not allowed after 3♠") and "legal: 4♠" in why
-    assert "you do not hold K♠" in table.feed(state, [tc.card_type("SK")])[1]
-    assert "too many cards" in table.feed(state, [s3, s4, tc.card_type("D6")])[1]
+    assert "you do not hold K♠" in table.feed(state, [tc.card_type("SK")])[2]
+    assert "too many cards" in table.feed(state, [s3, s4, tc.card_type("D6")])[2]
+    nxt, order, why = table.feed(state, [s4, s3])
+    assert why is None and order == [s4, s3] and int(nxt.current_player) == 2
     # through the prompt: a bad move, then the follow in two parts (more>), then `back`
     answers = iter(["H5 S3", "S4", "back", "S3", "?", "S4"])
     prompts = []
@@ -234,3 +236,18 @@ def test_tractor_lead_and_declarations():
     assert play.parse_decl("h pair") == play.DECL_PAIR + 1
     with pytest.raises(ValueError, match="unknown declaration"):
         play.parse_decl("declare NT")
+
+
+def test_tractor_follow_of_two_tractors_is_reordered():
+    # against a lead of two tractors a follow is built unit by unit: typed in another order, the
+    # same cards are played in an order the masks allow
+    table, state, out = tractor_table(["SA SA SK SK S9 S9 S8 S8", "S7 S7 S6 S6 S4 S4 S3 S3 D3",
+                                       "S5 ST D4 D5", "C3 C4 C5 C6"], 1,
+                                      lead="SA SA SK SK S9 S9 S8 S8")
+    assert list(np.asarray(state.lead_tractors)[:2]) == [2, 2]  # the throw stands
+    typed = [tc.card_type(c) for c in "S7 S4 S7 S4 S6 S3 S6 S3".split()]
+    after_7 = table.step(state, typed[0])
+    assert not np.asarray(after_7.legal_action_mask)[typed[1]]  # 4♠ does not go with 7♠
+    nxt, order, why = table.feed(state, typed)
+    assert why is None and sorted(order) == sorted(typed) and order != typed
+    assert int(nxt.current_player) == 2 and int(nxt.num_in_trick) == 2
