@@ -1,11 +1,11 @@
 #!/usr/bin/env python
 """Play a card game in the terminal against agents: Gongzhu, Dou Dizhu, Mini Dou Di Zhu, Tractor.
 
-    python scripts/play.py                                  # Gongzhu, you at seat 0, Mr Greed elsewhere
+    python scripts/play.py                          # Gongzhu: you at seat 0, Mr Greed elsewhere
     python scripts/play.py --partner if --opponents runs/scrofazero --seed 7
-    python scripts/play.py --game doudizhu --seat 1         # a peasant against the rule landlord
+    python scripts/play.py --game doudizhu --seat 1 # a peasant; the rule player elsewhere
     python scripts/play.py --game mini_doudizhu
-    python scripts/play.py --game tractor --seed 3          # Tractor against the rule player
+    python scripts/play.py --game tractor --seed 3  # Tractor against the rule player
 
 You hold seat ``--seat`` (0-3 in Gongzhu and Tractor, 0-2 in Dou Dizhu where seat 0 is the
 landlord, 0-1 in Mini Dou Di Zhu where seat 0 leads).  ``--partner`` and ``--opponents`` take a
@@ -20,10 +20,11 @@ At any prompt ``?`` (or ``help``, or an empty line) lists your legal moves and `
 ``q`` or end of input abandons the game.  Moves:
 
 * Gongzhu: a card as people write it: ``Q♠``, ``QS``, ``SQ``, ``10h``, ``TH``.
-* Dou Dizhu: the move's ranks in any order from ``3456789TJQKA2BR`` (``T`` or ``10`` = ten, ``B``
-  / ``R`` = black / red joker): ``33344``, ``3 4 5 6 7``, ``BR``, or ``pass``.
+* Dou Dizhu: the move's ranks in any order from ``3456789TJQKA2BR`` (``T`` or ``10`` = ten,
+  ``B`` / ``R`` = black / red joker): ``33344``, ``3 4 5 6 7``, ``BR``, or ``pass``.
 * Mini Dou Di Zhu: 1-4 cards of one rank of ``1234``, or ``B`` / ``R``: ``33``, ``R``, ``pass``.
-* Tractor: the whole move's cards (``SA SA SK SK``, ``A♠ A♠ K♠ K♠``, ``XJ``); a lead ends with
+* Tractor: the whole move's cards (``SA SA SK SK``, ``A♠ A♠ K♠ K♠``, ``XJ`` small joker, ``DJ``
+  big joker; ``SJ`` too is the small joker: type ``JS`` or ``J♠`` for a jack); a lead ends with
   the typed cards.  A follow typed short is kept and the rest asked for at ``more>``; end a lead
   line with ``+`` to go on typing it at ``more>`` (``done`` ends it there); ``back`` at ``more>``
   starts the move again.  Burial: the 8 cards at once, or some now and the rest at ``more>``.
@@ -36,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import sys
 import time
 from typing import Callable
 
@@ -259,7 +259,8 @@ class DouDizhuTable(Table):
         others = ", ".join(f"{self.names[s]} {self.role(s, state)} ({spec})"
                            for s, spec in sorted(seats.items()))
         article = "the" if me == lord else "a"
-        self.say(f"You are {self.names[me]} (seat {me}), {article} {self.role(me, state)}; {others}.")
+        self.say(f"You are {self.names[me]} (seat {me}), {article} {self.role(me, state)}; "
+                 f"{others}.")
         if me == lord:
             self.say("(you play alone: --partner is not used)")
         self.say(f"the landlord's bottom cards: {self.bottom(state)}; {self.status(state)}")
@@ -292,7 +293,8 @@ class DouDizhuTable(Table):
         moves = [self.move_text(a) for a in np.flatnonzero(legal)]
         beat, by = self.to_beat(state)
         self.say("")
-        self.say(f"to beat: {self.move_text(beat)} ({self.name(by)})" if beat >= 0
+        self.say(f"to beat: {self.move_text(beat)} ({self.name(by)}, {self.role(by, state)})"
+                 if beat >= 0
                  else "you lead")
         self.say(f"hand: {self.hand_text(state)}")
         while True:
@@ -399,7 +401,8 @@ def decl_text(action: int) -> str:
     if a in (DECL_XJ, DECL_DJ):
         return f"declare {'XJ' if a == DECL_XJ else 'DJ'}"
     pair = a >= DECL_PAIR
-    return f"declare {tm.SUITS[a - (DECL_PAIR if pair else DECL_SINGLE)]}" + (" pair" if pair else "")
+    suit = tm.SUITS[a - (DECL_PAIR if pair else DECL_SINGLE)]
+    return f"declare {suit}" + (" pair" if pair else "")
 
 
 def parse_decl(text: str) -> int:
@@ -479,8 +482,8 @@ class TractorTable(Table):
             self.say("bury 8 cards: type them (some now and the rest at more>)")
             return self.ask_cards(state, "bury> ")
         leading = int(state.num_in_trick) == 0
-        self.say(f"\ntrick {int(state.trick_no) + 1} · level {tm.RANKS[int(state.level)]} · trump "
-                 f"{self.trump_text(state)} · you {self.side(state)} · attackers' points "
+        self.say(f"\ntrick {int(state.trick_no) + 1} · level {tm.RANKS[int(state.level)]} · "
+                 f"trump {self.trump_text(state)} · you {self.side(state)} · attackers' points "
                  f"{int(state.attacker_points)}")
         self.say(f"table: {self.table_text(state) or '(you lead)'}")
         self.say(f"hand:  {self.hand_text(state)}")

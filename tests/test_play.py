@@ -109,7 +109,7 @@ def test_unknown_agent_is_an_error():
 def test_unknown_game_and_bad_seat_are_errors():
     with pytest.raises(SystemExit, match="error: unknown game 'chess'"):
         play.play(play.parse_args(["--game", "chess"]))
-    with pytest.raises(SystemExit, match=r"error: --seat must be 0-2 in doudizhu \(3 seats\), got 3"):
+    with pytest.raises(SystemExit, match=r"--seat must be 0-2 in doudizhu \(3 seats\), got 3"):
         play.main(["--game", "doudizhu", "--seat", "3"])
     with pytest.raises(SystemExit, match="--seat must be 0-1 in mini_doudizhu"):
         play.play(play.parse_args(["--game", "mini_doudizhu", "--seat", "-1"]))
@@ -202,7 +202,8 @@ def test_tractor_move_is_checked_card_by_card():
     # a refused move: the message names the first card not allowed; the state is not stepped
     nxt, order, why = table.feed(state, [s3, h5])
     assert nxt is state and order is None
-    assert why.startswith("3♠ 5♥ is not played: 5♥ is not allowed after 3♠") and "legal: 4♠" in why
+    assert why.startswith("3♠ 5♥ is not played: 5♥ is not allowed after 3♠")
+    assert "legal: 4♠" in why
     assert "you do not hold K♠" in table.feed(state, [tc.card_type("SK")])[2]
     assert "too many cards" in table.feed(state, [s3, s4, tc.card_type("D6")])[2]
     nxt, order, why = table.feed(state, [s4, s3])
@@ -227,11 +228,12 @@ def test_tractor_lead_and_declarations():
     answers = iter(["SA 3C", "SK SK +", "SA +", "done"])
     table.ask = lambda prompt: next(answers)
     assert table.person_move(state) == [sk, sk, sa, play.DONE]  # a lead ends with DONE
-    assert any(line.startswith("A♠ 3♣ is not played: 3♣ is not allowed after A♠") for line in out)
+    refused = "A♠ 3♣ is not played: 3♣ is not allowed after A♠"
+    assert any(line.startswith(refused) for line in out)
     assert "so far: A♠ K♠ K♠; more cards, or done" in out
     for a in range(play.DECL_SINGLE, play.DECL_DJ + 1):
         assert play.parse_decl(play.decl_text(a)) == a
-        assert play.parse_decl(table.env.action_to_str(a)) == a  # "declare ♠ pair", "declare XJ XJ"
+        assert play.parse_decl(table.env.action_to_str(a)) == a  # "declare ♠ pair", "… XJ XJ"
     assert play.parse_decl("pass") == play.PASS
     assert play.parse_decl("h pair") == play.DECL_PAIR + 1
     with pytest.raises(ValueError, match="unknown declaration"):
