@@ -73,6 +73,9 @@ def make_evaluate(cfg: dmc.Config, params, deals: int, seed: int):
         return {"mean": out["vs_rule"]["mean"], "stderr": out["vs_rule"]["stderr"],
                 "opponent": "rule", **out}
 
+    evaluate.prepare = lambda state: arena.compile_matches(  # compiled while training starts
+        env, player._replace(params=jax.device_get(state.params)), opponents.values(), deals,
+        seed, min(deals, 64))
     info = {"opponents": list(opponents), "main_opponent": "rule", "deals": deals,
             "seed": seed, "scoring": "adp", "play": "greedy"}
     return evaluate, info

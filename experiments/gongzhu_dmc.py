@@ -64,6 +64,9 @@ def make_evaluate(cfg: dmc.Config, params, deals: int, seed: int):
                                   batch=min(deals, 64), progress=False)
         return {"mean": r["mean"], "stderr": r["stderr"], "games": r["games"]}
 
+    evaluate.prepare = lambda state: arena.compile_matches(  # compiled while training starts
+        env, player._replace(params=jax.device_get(state.params)), [greed], deals, seed,
+        min(deals, 64))
     info = {"opponent": "greed", "deals": deals, "seed": seed, "scoring": "wpg",
             "play": "greedy"}
     return evaluate, info

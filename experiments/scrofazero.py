@@ -132,6 +132,9 @@ def main(argv=None) -> dict:
             return {"mean": r["mean"], "stderr": r["stderr"], "games": r["games"]}
 
         evaluate = against_greed
+        evaluate.prepare = lambda st: arena.compile_matches(  # compiled while training starts
+            env, player._replace(params=jax.device_get(st.params)), [greed], deals, seed,
+            min(deals, 64))
 
     eval_every = ev["eval_every"] if ev["eval_every"] > 0 else args.iterations
     state = runner.run(out=args.out, state=state, step=train.step, config=cfg.to_dict(),

@@ -90,6 +90,9 @@ def make_evaluate(cfg: dmc.Config, params, deals: int, seed: int):
         return {"mean": rate, "stderr": se, "opponent": "random", "metric": "leveling_rate",
                 **out}
 
+    evaluate.prepare = lambda state: arena.compile_matches(  # compiled while training starts
+        env, player._replace(params=jax.device_get(state.params)), opponents.values(), deals,
+        seed, min(deals, 64))
     info = {"opponents": list(opponents), "main_opponent": "random", "deals": deals,
             "seed": seed, "scoring": "leveling rate (mean); win rate, AAPD", "play": "greedy"}
     return evaluate, info

@@ -251,6 +251,15 @@ def make_play(env, a: Agent, b: Agent, outcome: Callable | None = None):
     return _PLAY_CACHE[cache_key]
 
 
+def compile_matches(env, a: Agent, opponents, deals: int, seed: int = 0,
+                    batch: int = 128) -> None:
+    """Compile, without playing, the duplicate matches of ``a`` against each of ``opponents``
+    that :func:`duplicate_match` with the same arguments plays (a trainer's ``prepare``)."""
+    for b in opponents:
+        duplicate_match(env, a, b, deals=deals, seed=seed, batch=batch, progress=False,
+                        compile_only=True)
+
+
 def side_scores(total, a_seats, side: str) -> np.ndarray:
     """A's score per game from the summed rewards ``total`` [B, P] (see :class:`Scheme`)."""
     total, a_seats = np.asarray(total), np.asarray(a_seats)
@@ -263,7 +272,8 @@ def side_scores(total, a_seats, side: str) -> np.ndarray:
 
 
 def duplicate_match(env, a: Agent, b: Agent, deals: int, seed: int = 0, batch: int = 128,
-                    progress: bool = True, per_deal: bool = False) -> dict:
+                    progress: bool = True, per_deal: bool = False,
+                    compile_only: bool = False) -> dict | None:
     """Play ``deals`` deals, each in every game of the game's duplicate scheme, A against B.
 
     Returns ``game, a, b, deals, games, seed, mean, stderr`` (A's score per deal, averaged over its
@@ -280,6 +290,10 @@ def duplicate_match(env, a: Agent, b: Agent, deals: int, seed: int = 0, batch: i
     per-deal scores under ``"per_deal"`` and A's score in each game, ``[games][deals]``, under
     ``"per_game"``; for a scheme with an outcome, its arrays ``[games][deals]`` under
     ``"per_game_outcome"``).
+
+    ``compile_only=True`` compiles the match's program for these arguments and returns None
+    without playing: a trainer does it in the background so that its first evaluation does not
+    wait for the compiler (the compiled program is kept, see :func:`make_play`).
     """
     if deals < 1:
         raise ValueError(f"deals must be at least 1, got {deals}")
@@ -294,13 +308,18 @@ def duplicate_match(env, a: Agent, b: Agent, deals: int, seed: int = 0, batch: i
     scores = []  # [games, n] per chunk
     outcomes = []  # per chunk: the scheme's outcome arrays, [games, n] each
     bar = tqdm(total=deals, desc=f"{a.name} vs {b.name}", unit="deal", file=sys.stderr,
-               disable=not progress)
+               disable=not progress or compile_only)
     for start in range(0, deals, batch):
         keys = deal_keys[start:start + batch]
         n = keys.shape[0]
         if n < batch:  # pad to the compiled batch size; the padding is dropped below
             keys = jnp.concatenate([keys, deal_keys[:batch - n]])
         dup = duplicate_states(env, keys)
+        if compile_only:
+            play.lower(dup.states, dup.a_seats, jax.random.fold_in(play_key, start), a.params,
+                       b.params).compile()
+            bar.close()
+            return None
         total = play(dup.states, dup.a_seats, jax.random.fold_in(play_key, start), a.params,
                      b.params)
         if plan.outcome is not None:

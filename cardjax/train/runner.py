@@ -26,6 +26,7 @@ import json
 import os
 import re
 import sys
+import threading
 import time
 from typing import Any, Callable
 
@@ -364,9 +365,11 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
     ``state`` is a fresh or restored train state with an int ``iteration`` field; ``step(state)
     -> (state, metrics)``.  The speed ``rate_name`` is ``units_per_iteration`` per second of the
     step: a fixed count, or the name of the metric that counts an iteration's units (e.g.
-    ``"frames"`` when the number of decisions varies).  ``evaluate(state) -> dict`` with at least ``mean`` and ``stderr``
-    runs every ``eval_every`` iterations and after the last one (never when None or
-    ``eval_every == 0``).  Only the main process (``is_main``) writes logs and plots; every
+    ``"frames"`` when the number of decisions varies).  ``evaluate(state) -> dict`` with at least
+    ``mean`` and ``stderr`` runs every ``eval_every`` iterations and after the last one (never
+    when None or ``eval_every == 0``).  If it has a ``prepare(state)`` attribute (e.g. its matches
+    with ``compile_only=True``), that runs in a background thread while the first iterations
+    train, so the first evaluation does not wait for the compiler.  Only the main process (``is_main``) writes logs and plots; every
     process takes part in checkpoints.
     """
     files = RunFiles(out)
@@ -380,8 +383,22 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
     def due(i):
         return evaluate is not None and eval_every > 0 and (i % eval_every == 0 or i == iterations)
 
+    prepared = {}
+
+    def prepare_eval():
+        """Compile the evaluation in the background (what the thread raised, it raises later)."""
+        try:
+            evaluate.prepare(state)
+        except BaseException as e:  # noqa: BLE001 -- re-raised by run_eval on this thread
+            prepared["error"] = e
+
     def run_eval(i):
         t0 = time.perf_counter()
+        worker = prepared.pop("thread", None)
+        if worker is not None:
+            worker.join()
+        if "error" in prepared:
+            raise prepared.pop("error")
         result = evaluate(state)
         evals.append({"iteration": i, "elapsed_s": elapsed,
                       "eval_seconds": time.perf_counter() - t0, **result})
@@ -401,6 +418,11 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
         if is_main and progress:
             print(f"compiled the training step in {time.perf_counter() - t0:.1f} s",
                   file=sys.stderr)
+
+    if is_main and start < iterations and due(iterations) and hasattr(evaluate, "prepare"):
+        prepared["thread"] = threading.Thread(target=prepare_eval, name="compile-evaluation",
+                                              daemon=True)
+        prepared["thread"].start()
 
     bar = tqdm(total=iterations, initial=start, desc="train", unit="it", file=sys.stderr,
                disable=not (progress and is_main), dynamic_ncols=True)
@@ -422,7 +444,9 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
         post = {"loss": f"{m['loss']:.3f}", rate_name.split("_per_")[0] + "/s": f"{rate:,.0f}"}
         if due(i):
             ckpt.wait()
-            bar.set_description(f"evaluating ({eval_name})")
+            compiling = "thread" in prepared and prepared["thread"].is_alive()
+            bar.set_description(("compiling the evaluation" if compiling else "evaluating")
+                                + f" ({eval_name})")
             r = run_eval(i)
             bar.set_description("train")
             bar.unpause()  # the ETA counts training iterations only, not the evaluation
