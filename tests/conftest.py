@@ -15,13 +15,23 @@ import pathlib
 import subprocess
 import sys
 
-import jax
+# Tests check values, not speed: LLVM's optimization level 1 compiles the suite's programs
+# faster (set before JAX starts its backend; the processes the tests start inherit it).
+XLA_TEST_FLAGS = "--xla_backend_optimization_level=1"
+os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {XLA_TEST_FLAGS}".strip()
+
+import jax  # noqa: E402
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import cardjax
 from cardjax import cards
+from cardjax.cli import use_compile_cache
+
+# The commands' persistent compilation cache: the two workers and the commands the tests start
+# share what each compiled (CARDJAX_COMPILE_CACHE=off compiles everything in every process).
+use_compile_cache()
 
 # Batch size of the vmapped playouts (kept fixed so that one compile serves every test).
 BATCH = 8
@@ -73,7 +83,8 @@ def load_script(path: str):
 def run_on_cpu_devices(code: str, devices: int) -> str:
     """Run ``code`` in a fresh Python process with ``devices`` forced CPU devices (JAX fixes
     the device count at start-up); fail with its stderr unless it exits 0; return its stdout."""
-    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}",
+    env = dict(os.environ, XLA_FLAGS=f"{os.environ['XLA_FLAGS']} "
+               f"--xla_force_host_platform_device_count={devices}",
                JAX_PLATFORMS="cpu")
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                        timeout=600)

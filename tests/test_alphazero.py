@@ -232,7 +232,8 @@ def test_multihost_run_matches_single_process(tmp_path):
     trains exactly like one process with two devices."""
     two_hosts = _cli_run(tmp_path / "multi", {}, n_proc=2)
     one_host = _cli_run(tmp_path / "single",
-                        {"XLA_FLAGS": "--xla_force_host_platform_device_count=2"})
+                        {"XLA_FLAGS": os.environ["XLA_FLAGS"]
+                         + " --xla_force_host_platform_device_count=2"})
     assert [r["iteration"] for r in two_hosts] == [1, 2]
     for a, b in zip(two_hosts, one_host):
         assert a["loss"] == b["loss"] and a["selfplay_margin"] == b["selfplay_margin"]
