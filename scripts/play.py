@@ -48,6 +48,7 @@ from cardjax import agents, cards
 from cardjax.cli import run_command
 from cardjax.games import doudizhu_moves, gongzhu, mini_doudizhu
 from cardjax.games import tractor_cards as tc
+from cardjax.games import tractor_helpers
 from cardjax.games import tractor_moves as tm
 
 SEAT_NAMES = ("South", "West", "North", "East")  # four seats, in the order of play
@@ -636,24 +637,12 @@ class TractorTable(Table):
         return text
 
     def follows(self, sim, budget: int = 150):
-        """The legal completions of the follow being built in ``sim`` (walked through the
-        masks on copies, each set once), or None when leading or past ``budget`` steps."""
-        if int(sim.num_in_trick) == 0 or int(np.asarray(sim.lead_tractors)[1]) >= 2:
-            return None  # several tractors: built unit by unit, not walked here
-        found, steps, stack = [], 0, [(sim, 0)]
-        while stack:
-            s, last = stack.pop()
-            if self.move_done(sim, s):
-                found.append(np.asarray(s.played[self.me]) - np.asarray(sim.played[self.me]))
-                continue
-            mask = np.asarray(s.legal_action_mask)
-            for t in np.flatnonzero(mask[:tm.NUM_TYPES]):
-                if t >= last:
-                    steps += 1
-                    if steps > budget:
-                        return None
-                    stack.append((self.step(s, int(t)), int(t)))
-        return [self.cards(sim, c) for c in found[::-1]]  # (the walk finds high cards first)
+        """The legal completions of the follow being built in ``sim``, or None when leading or
+        past ``budget`` mask evaluations (:func:`tractor_helpers.follow_completions`)."""
+        if int(sim.num_in_trick) == 0:
+            return None
+        found = tractor_helpers.follow_completions(sim, budget)
+        return None if found is None else [self.cards(sim, c) for c in found]
 
     # -- moves and their display
     def move_done(self, before, after) -> bool:

@@ -897,3 +897,21 @@ def test_a_follow_against_several_tractors_starts_afresh(env_step):
     assert legal_cards(s) == {"3♦", "4♦"}  # the first unit: its tractor
     s = _act(step, s, "3♦ 3♦ 4♦ 4♦")
     assert legal_cards(s) == {"5♦", "8♦", "J♦", "Q♦", "K♦"}  # the second: any four left
+
+
+def test_follow_completions_from_a_partly_built_follow():
+    """From a state whose follow is half built (by the env's own step), the completions are
+    exactly the follows of ``follow_choices`` that hold those cards; a small budget gives None."""
+    from conftest import get_compiled
+
+    hand, lead = "A♠ Q♠ 9♠ 9♠ 3♠ 5♥", "K♠ K♠ J♠ J♠"  # 9♠ 9♠ and two of A♠ Q♠ 3♠
+    every = {" ".join(p) for p in TH.follow_choices(hand, lead, "2", "H")}
+    start = TH._after_lead(TC.parse_counts(lead, "lead"), TC.parse_counts(hand, "hand"), 0, 1)
+    ace = int(np.flatnonzero(TC.parse_counts("A♠", "card"))[0])
+    start = start.replace(legal_action_mask=TH._mask_jit(start))
+    assert start.legal_action_mask[ace]
+    half = get_compiled("tractor").step(start, jnp.int32(ace))
+    got = {" ".join(TH._sorted_strs(c)) for c in TH.follow_completions(half)}
+    assert len(every) == 3 and got == {p for p in every if "A♠" in p.split()} and len(got) == 2
+    assert {" ".join(TH._sorted_strs(c)) for c in TH.follow_completions(start)} == every
+    assert TH.follow_completions(start, budget=1) is None

@@ -1,6 +1,6 @@
 """Tractor helpers for people and tests, strings in and strings out: the legal follows of a lead
-(:func:`follow_choices`), the winner of a trick (:func:`winning_seat`) and the outcome of a throw
-(:func:`throw_result`).  They run the env's own jitted code (its sub-action masks, the trick
+(:func:`follow_choices`; from a state, :func:`follow_completions`), the winner of a trick
+(:func:`winning_seat`) and the outcome of a throw (:func:`throw_result`).  They run the env's own jitted code (its sub-action masks, the trick
 winner and throw check of :mod:`cardjax.games.tractor_moves`): one implementation of the rules."""
 
 from __future__ import annotations
@@ -53,20 +53,36 @@ def follow_choices(hand, lead, level, trump) -> list[list[str]]:
     if len(set(eff[ld > 0])) != 1:
         raise ValueError("a lead is cards of one effective suit")
     start = _after_lead(ld, h, lv, tr)
-    n = int(ld.sum())
-    tractors = np.asarray(start.lead_tractors)
+    return sorted(_sorted_strs(c) for c in follow_completions(start))
+
+
+class _TooMany(Exception):
+    pass
+
+
+def follow_completions(state: State, budget: int | None = None) -> list[np.ndarray] | None:
+    """Every legal completion of the follow that the seat to act is building in ``state`` (its
+    cards already on the table included), as int32[54] count vectors of the whole follow, found
+    by walking the env's own sub-action masks; None when that takes more than ``budget`` mask
+    evaluations."""
+    seat = int(state.current_player)
+    n = int(state.lead_n)
+    tractors = np.asarray(state.lead_tractors)
     # against several tractors a follow is built unit by unit (see tractor_legal.follow_unit)
     unit_ends = set(np.cumsum(2 * tractors).tolist()) if tractors[1] >= 2 else set()
-    out = set()
+    out, evaluated = set(), [0]
 
     def walk(part, done, last):
         # cards inside a unit are taken in increasing type order: each set is walked once
         if part.sum() == n:
-            out.add(tuple(_sorted_strs(part)))
+            out.add(tuple(part))
             return
-        state = start.replace(trick=start.trick.at[1].set(jnp.asarray(part, jnp.int8)),
-                              follow_base=jnp.asarray(done, jnp.int8))
-        mask = np.asarray(_mask_jit(state))
+        evaluated[0] += 1
+        if budget is not None and evaluated[0] > budget:
+            raise _TooMany
+        s = state.replace(trick=state.trick.at[seat].set(jnp.asarray(part, jnp.int8)),
+                          follow_base=jnp.asarray(done, jnp.int8))
+        mask = np.asarray(_mask_jit(s))
         for t in np.flatnonzero(mask[:NUM_TYPES]):
             if t >= last:
                 nxt = part.copy()
@@ -76,8 +92,11 @@ def follow_choices(hand, lead, level, trump) -> list[list[str]]:
                 else:
                     walk(nxt, done, t)
 
-    walk(np.zeros(NUM_TYPES, np.int32), np.zeros(NUM_TYPES, np.int32), 0)
-    return sorted(list(p) for p in out)
+    try:
+        walk(np.asarray(state.trick[seat], np.int32), np.asarray(state.follow_base, np.int32), 0)
+    except _TooMany:
+        return None
+    return [np.asarray(c, np.int32) for c in sorted(out)]
 
 
 @jax.jit

@@ -369,8 +369,8 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
     ``mean`` and ``stderr`` runs every ``eval_every`` iterations and after the last one (never
     when None or ``eval_every == 0``).  If it has a ``prepare(state)`` attribute (e.g. its matches
     with ``compile_only=True``), that runs in a background thread while the first iterations
-    train, so the first evaluation does not wait for the compiler.  Only the main process (``is_main``) writes logs and plots; every
-    process takes part in checkpoints.
+    train, so the first evaluation does not wait for the compiler.  Only the main process
+    (``is_main``) writes logs and plots; every process takes part in checkpoints.
     """
     files = RunFiles(out)
     os.makedirs(out, exist_ok=True)
