@@ -442,8 +442,8 @@ class TractorTable(Table):
         dealer = int(state.dealer)
         if dealer < 0:
             return "the first declarer deals"
-        side = "attack" if self.me % 2 != dealer % 2 else "defend (the dealer's side)"
-        return f"dealer {self.name(dealer)}: you {side}"
+        return f"dealer {self.name(dealer)}: you {self.side(state)}" + (
+            " (the dealer's side)" if self.side(state) == "defend" else "")
 
     def side(self, state) -> str:
         return "attack" if self.me % 2 != int(state.dealer) % 2 else "defend"
@@ -708,7 +708,7 @@ class TractorTable(Table):
         rewards = [float(r) for r in np.asarray(state.rewards)]
         gain = [int(g) for g in np.asarray(state.level_gain)]
         mine = self.me % 2
-        side = "attackers" if self.me % 2 != int(state.dealer) % 2 else "defenders"
+        side = self.side(state) + "ers"  # attackers, defenders
         self.say(f"\nkitty: {self.cards(state, state._kitty)} ({int(state.kitty_points)} points, "
                  f"bonus to the attackers {int(state.kitty_bonus)})")
         self.say(f"attackers: {int(state.attacker_points)} points in tricks, kitty bonus "
