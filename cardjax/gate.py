@@ -103,3 +103,42 @@ def gated(pred, f, g, *args, share: int = 4):
         return out, jax.tree_util.tree_map(lambda _: True, out)
 
     return one(jnp.asarray(pred, bool), args)
+
+
+def either(pred, f, g, *args, parts: int = 4):
+    """For a batch: ``f`` on the rows where ``pred`` (bool[N]) holds, ``g`` on the others.
+
+    ``f`` and ``g`` map batched ``args`` (leading axis of any size) to batched outputs of the
+    same shapes.  On CPU each runs on its own rows alone, gathered ``N / parts`` rows at a time,
+    so the batch costs about one call of ``f`` or ``g`` per row instead of both (an arena where
+    two agents take turns); elsewhere both run on every row and the rows select.  The results are
+    the same either way.  Unlike :func:`gated` this is not for use under ``vmap``: ``f`` and
+    ``g`` may close over traced values (an agent's weights), which are not copied per row.
+    """
+    pred = jnp.asarray(pred, bool)
+    n = pred.shape[0]
+
+    def select_all(pred, args):
+        return _tree_where(pred, f(*args), g(*args))
+
+    def sparse(pred, args):
+        cap = max(1, -(-n // parts))
+        out = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype),
+                                     jax.eval_shape(f, *args))
+        for fn, rows in ((f, pred), (g, ~pred)):
+            idx = jnp.nonzero(rows, size=-(-n // cap) * cap, fill_value=n)[0]
+            count = jnp.sum(rows, dtype=jnp.int32)
+
+            def chunk(carry, fn=fn, idx=idx):
+                i, out = carry
+                at = jax.lax.dynamic_slice_in_dim(idx, i * cap, cap)
+                sub = jax.tree_util.tree_map(lambda x: x[jnp.minimum(at, n - 1)], args)
+                got = fn(*sub)
+                out = jax.tree_util.tree_map(lambda o, v: o.at[at].set(v, mode="drop"), out, got)
+                return i + 1, out
+
+            _, out = jax.lax.while_loop(lambda c, count=count: c[0] * cap < count, chunk,
+                                        (jnp.int32(0), out))
+        return out
+
+    return jax.lax.platform_dependent(pred, args, cpu=sparse, default=select_all)

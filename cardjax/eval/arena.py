@@ -38,6 +38,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from cardjax.core import Agent
+from cardjax.gate import either
 
 
 class Duplicates(NamedTuple):
@@ -223,9 +224,8 @@ def make_play(env, a: Agent, b: Agent, outcome: Callable | None = None):
     if cache_key in _PLAY_CACHE:
         return _PLAY_CACHE[cache_key]
 
-    def act(agent_act, params, key, states):
-        keys = jax.random.split(key, states.terminated.shape[0])
-        return jax.vmap(agent_act, in_axes=(None, 0, 0))(params, keys, states)
+    def act(agent_act, params):
+        return lambda keys, states: jax.vmap(agent_act, in_axes=(None, 0, 0))(params, keys, states)
 
     def play(states, a_seats, key, a_params, b_params):
         rows = jnp.arange(a_seats.shape[0])
@@ -237,7 +237,10 @@ def make_play(env, a: Agent, b: Agent, outcome: Callable | None = None):
             s, total, key = carry
             key, ka, kb = jax.random.split(key, 3)
             a_turn = a_seats[rows, s.current_player]
-            action = jnp.where(a_turn, act(a.act, a_params, ka, s), act(b.act, b_params, kb, s))
+            # each game asks only the agent whose turn it is (on CPU: see gate.either)
+            keys = jnp.where(a_turn[:, None], jax.random.split(ka, rows.shape[0]),
+                             jax.random.split(kb, rows.shape[0]))
+            action = either(a_turn, act(a.act, a_params), act(b.act, b_params), keys, s)
             s = jax.vmap(env.step)(s, action)
             return s, total + s.rewards, key
 

@@ -1,0 +1,63 @@
+"""cardjax.gate: work that only some games of a batch need gives the same answers as computing
+every branch for every game and selecting."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from cardjax.gate import either, gated
+
+
+def _heavy(x, y):
+    return jnp.sin(x) * y, jnp.sum(x)
+
+
+def _light(x, y):
+    return x * 0.0, jnp.float32(-1.0)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=13), st.integers(1, 4))
+def test_gated_under_vmap_equals_selecting(pred, share):
+    pred = np.array(pred)
+    x = np.arange(pred.size * 3, dtype=np.float32).reshape(pred.size, 3)
+    y = np.float32(2.0)
+    got = jax.vmap(lambda p, x: gated(p, _heavy, _light, x, y, share=share))(pred, x)
+    want = [np.where(pred[:, None], np.sin(x) * y, 0.0), np.where(pred, x.sum(1), -1.0)]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-6)
+
+
+def test_gated_nested_vmap_flattens_to_one_batch():
+    pred = np.array([[True, False, True], [False, False, True]])
+    x = np.arange(18, dtype=np.float32).reshape(2, 3, 3)
+    f = jax.vmap(jax.vmap(lambda p, x: gated(p, _heavy, _light, x, 1.0)[1]))
+    np.testing.assert_allclose(np.asarray(f(pred, x)), np.where(pred, x.sum(-1), -1.0))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=13), st.integers(1, 5))
+def test_either_runs_each_function_on_its_rows(pred, parts):
+    pred = np.array(pred)
+    w = jnp.float32(3.0)  # a traced value the functions close over (an agent's weights)
+
+    @jax.jit
+    def run(pred, x, w):
+        return either(pred, lambda x: (x * w, jnp.sum(x, 1)), lambda x: (-x, jnp.max(x, 1)),
+                      x, parts=parts)
+
+    x = np.arange(pred.size * 2, dtype=np.float32).reshape(pred.size, 2) + 1
+    got = run(pred, x, w)
+    np.testing.assert_allclose(np.asarray(got[0]), np.where(pred[:, None], 3 * x, -x))
+    np.testing.assert_allclose(np.asarray(got[1]), np.where(pred, x.sum(1), x.max(1)))
+
+
+def test_either_never_calls_a_function_on_rows_of_the_other():
+    # f fails loudly (NaN) on rows that are not its own: none may reach the output
+    pred = np.array([True, False, False, True, False])
+    x = np.array([1.0, -1.0, -2.0, 4.0, -3.0], np.float32)
+    f = lambda x: jnp.sqrt(jnp.where(x > 0, x, jnp.nan))
+    g = lambda x: jnp.sqrt(jnp.where(x < 0, -x, jnp.nan))
+    got = np.asarray(jax.jit(lambda p, x: either(p, f, g, x, parts=2))(pred, x))
+    np.testing.assert_allclose(got, np.sqrt(np.abs(x)))
