@@ -17,7 +17,10 @@ hand).  ``--json`` prints one JSON object (at least ``mean``, ``stderr``, ``game
 ``seed``); a progress bar goes to stderr.  An agent is a baseline registered for the game
 (``cardjax.agents``) or, for Gongzhu, a ScrofaZero training run directory
 (``experiments/scrofazero.py --out DIR``): its newest checkpoint plays under hidden information
-(``--worlds``, ``--sampling``, ``--iec``, ``--play_b``).
+(``--worlds``, ``--sampling``, ``--iec``, ``--play_b``).  The search players ``cheat_uct``,
+``det_uct`` and ``ismcts`` take their settings after a colon:
+
+    python scripts/arena.py --game doudizhu --a ismcts:iterations=2000 --b det_uct:trees=10,iterations=200
 
     python scripts/arena.py --a runs/scrofazero --b greed --deals 128
     python scripts/arena.py --a runs/scrofazero --b greed --sampling uniform --no-iec
@@ -67,8 +70,12 @@ def parse_args(argv=None) -> argparse.Namespace:
         args.a = next((n for n in DEFAULT_A.get(args.game, ()) if n in names), "random")
     for side in ("a", "b"):
         spec = getattr(args, side)
-        if spec not in names and not os.path.isdir(spec):
-            parser.error(f"--{side}: unknown agent {getattr(args, side)!r} for {args.game}; "
+        try:
+            name, _ = agents.parse_spec(spec)
+        except ValueError as e:
+            parser.error(f"--{side}: {e}")
+        if name not in names and not os.path.isdir(spec):
+            parser.error(f"--{side}: unknown agent {name!r} for {args.game}; "
                          f"choose from {', '.join(names)} or give a run directory")
     return args
 
@@ -100,9 +107,10 @@ def main(argv=None) -> dict:
     play = dict(worlds=args.worlds, sampling=args.sampling, iec=args.iec, b=args.play_b)
 
     def agent(spec):
-        if spec in agents.baselines(args.game):
-            return agents.get(env, spec)
+        name, settings = agents.parse_spec(spec)
         try:
+            if name in agents.baselines(args.game):
+                return agents.get(env, name, **settings)
             return agents.load(env, spec, **play)
         except ValueError as e:
             raise SystemExit(f"error: {e}") from None

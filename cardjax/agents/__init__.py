@@ -18,6 +18,9 @@ _BASELINES = {
     ("gongzhu", "greed"): "cardjax.agents.gongzhu_greed:make",
     ("doudizhu", "rule"): "cardjax.agents.doudizhu_rule:make",
     ("tractor", "rule"): "cardjax.agents.tractor_rule:make",
+    ("*", "cheat_uct"): "cardjax.agents.search:make_cheat_uct",
+    ("*", "det_uct"): "cardjax.agents.search:make_det_uct",
+    ("*", "ismcts"): "cardjax.agents.search:make_ismcts",
 }
 
 
@@ -42,12 +45,38 @@ def load(env, spec: str, **options) -> Agent:
     return get(env, spec)
 
 
-def get(env, name: str) -> Agent:
-    """The baseline called ``name`` for ``env``'s game (e.g. ``get(env, "greed")``)."""
+def get(env, name: str, **options) -> Agent:
+    """The player called ``name`` for ``env``'s game (e.g. ``get(env, "greed")``), with its
+    settings as keyword options where it has any (``get(env, "ismcts", iterations=2000)``)."""
     spec = _BASELINES.get((env.name, name)) or _BASELINES.get(("*", name))
     if spec is None:
         raise ValueError(
             f"unknown agent {name!r} for {env.name}; baselines: {', '.join(baselines(env.name))}"
         )
     module, factory = spec.split(":")
-    return getattr(importlib.import_module(module), factory)(env)
+    make = getattr(importlib.import_module(module), factory)
+    if options and name not in SEARCH:
+        raise ValueError(f"{name!r} takes no settings; got {', '.join(sorted(options))}")
+    return make(env, **options)
+
+
+SEARCH = ("cheat_uct", "det_uct", "ismcts")  # players with settings (cardjax.agents.search)
+
+
+def parse_spec(spec: str) -> tuple[str, dict]:
+    """``"ismcts:iterations=2000,k=0.7"`` -> ``("ismcts", {"iterations": 2000, "k": 0.7})``:
+    a player's name and settings as one command-line word (values: int, float, or text)."""
+    name, _, rest = spec.partition(":")
+    options = {}
+    for item in filter(None, rest.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq or not key or not value:
+            raise ValueError(f"bad setting {item!r} in {spec!r}: write NAME:KEY=VALUE,KEY=VALUE")
+        for cast in (int, float):
+            try:
+                value = cast(value)
+                break
+            except ValueError:
+                pass
+        options[key.strip()] = value
+    return name, options

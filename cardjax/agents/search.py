@@ -1,0 +1,60 @@
+"""The search players of :mod:`cardjax.search.uct` as agents, for every game.
+
+``cheat_uct`` (sees every hand: an upper bound, not a fair player), ``det_uct`` and ``ismcts``;
+their settings are keyword options of :func:`cardjax.agents.get` (``iterations``, ``trees``,
+``k``, ``utility``, ``playout``), e.g. ``get(env, "ismcts", iterations=2000, playout="rule")``.
+``playout`` names a baseline that plays the simulations (default ``random``).  Defaults follow
+the paper for the Dou Dizhu family (wins, ``k = 1``, 40 x 250 and 10,000 iterations, reduced
+where a game is slow: see :data:`DEFAULTS`); Gongzhu and Tractor search on points / levels.
+"""
+
+from __future__ import annotations
+
+from cardjax.core import Agent
+from cardjax.search import uct
+
+# Per game: the utility searched and its exploration constant (a scale in that utility).
+DEFAULTS = {
+    "gongzhu": dict(utility="score", k=30.0),  # points; ScrofaZero's c = 30 on the same scale
+    "tractor": dict(utility="score", k=1.0),  # levels gained per hand
+}
+_PAPER = dict(utility="win", k=1.0)
+
+
+def _config(env, kind: str, options: dict) -> tuple[uct.Config, str]:
+    opts = dict(DEFAULTS.get(env.name, _PAPER))
+    opts.update(options)
+    playout = opts.pop("playout", "random")
+    known = {"iterations", "trees", "k", "utility"}
+    unknown = set(opts) - known
+    if unknown:
+        raise ValueError(f"unknown setting(s) {', '.join(sorted(unknown))} for {kind}; "
+                         f"settings: {', '.join(sorted(known | {'playout'}))}")
+    if kind == "ismcts":
+        return uct.ismcts(**opts), playout
+    return getattr(uct, kind)(**opts), playout
+
+
+def _make(kind: str, env, **options) -> Agent:
+    cfg, playout = _config(env, kind, options)
+    policy, params = None, None
+    if playout != "random":
+        from cardjax import agents
+
+        if playout in ("cheat_uct", "det_uct", "ismcts"):
+            raise ValueError(f"playout must be a baseline, not a search player ({playout!r})")
+        base = agents.get(env, playout)
+        policy, params = base.act, base.params
+    return Agent(kind, uct.make_act(env, cfg, policy=policy), params)
+
+
+def make_cheat_uct(env, **options) -> Agent:
+    return _make("cheat_uct", env, **options)
+
+
+def make_det_uct(env, **options) -> Agent:
+    return _make("det_uct", env, **options)
+
+
+def make_ismcts(env, **options) -> Agent:
+    return _make("ismcts", env, **options)

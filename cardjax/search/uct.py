@@ -1,0 +1,289 @@
+"""UCT under hidden information for any cardjax game: cheating UCT, determinized UCT and
+information-set UCT (SO-ISMCTS), after Whitehouse, Powley and Cowling (CIG 2011).
+
+One engine, three ways of choosing the world an iteration is played in (:data:`WORLDS`):
+
+* ``"true"`` -- **cheating UCT**: every iteration plays in the real state (hidden cards known);
+* ``"tree"`` -- **determinized UCT**: each tree draws one world with ``env.sample_hidden(key,
+  state, seat)`` and keeps it for all its iterations;
+* ``"iteration"`` -- **information-set UCT**: a fresh world every iteration.  A node is then an
+  information set of the root player (the actions from the root; every action is public in the
+  games here, except where a game's docs say otherwise), and an iteration may only walk the
+  children whose action is legal in its world.
+
+``trees`` independent trees are searched (root parallelisation) and the root visits are summed
+over them; the most visited action is played (ties: the lowest action id).
+
+One iteration, in the world ``D`` (the paper's figure 2):
+
+1. *selection*: at a node whose children cover every action legal in ``D``, go to the legal
+   child maximising ``q + k * sqrt(ln n / v)``: ``q`` the child's mean return for the team to
+   move, ``v`` its visits, and ``n`` the parent's visits (cheating / determinized UCT) or the
+   child's *availability* -- the iterations whose world allowed it while the walk stood at the
+   parent (``availability=True``, information-set UCT);
+2. *expansion*: at the first node with a legal action that has no child, add the child of a
+   uniformly random such action;
+3. *simulation*: from there to the end of the game, every seat played by the playout policy
+   (uniformly random by default; any agent's ``act`` with its params), or ``value_fn(state) ->
+   float[T]`` (team values) at the new node instead;
+4. *backpropagation*: every node on the path adds the iteration's return: the rewards of every
+   seat from the root to the end of the game, as a win (``utility="win"``: 1 if the seat's total
+   is positive, 0 if negative, 1/2 if zero -- the paper's measure) or as points (``"score"``).
+
+Returns are kept per seat; a node's ``q`` is the mean over the seats on its mover's team, so
+2-, 3- and 4-player games with partners (and Dou Dizhu's landlord against two peasants) all work.
+
+Arrays: a tree of ``N = iterations + 1`` nodes stores ``parent``, ``action`` (from the parent),
+``visits``, ``avail`` and ``value_sum[N, P]``; a node's children are found by comparing
+``parent`` over all nodes (no ``[N, num_actions]`` table: Dou Dizhu has 27,472 actions).  Every
+loop is a ``lax`` loop with a static bound, so a search is one ``jit``-able, ``vmap``-able
+function of ``(state, key)``: :func:`search` for one root; ``vmap`` it for many.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+from flax import struct
+
+from cardjax import legal_words
+
+Array = jax.Array
+
+WORLDS = ("true", "tree", "iteration")
+UTILITIES = ("win", "score")
+
+
+class Config(NamedTuple):
+    """The settings of a search (all static).  :func:`cheat_uct`, :func:`det_uct` and
+    :func:`ismcts` give the paper's three players."""
+
+    worlds: str = "iteration"
+    trees: int = 1
+    iterations: int = 1000
+    k: float = 1.0
+    availability: bool = True
+    utility: str = "win"
+
+    def check(self) -> "Config":
+        if self.worlds not in WORLDS:
+            raise ValueError(f"worlds must be one of {', '.join(WORLDS)}; got {self.worlds!r}")
+        if self.utility not in UTILITIES:
+            raise ValueError(f"utility must be one of {', '.join(UTILITIES)}; got {self.utility!r}")
+        for name in ("trees", "iterations"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ValueError(f"{name} must be a positive integer; got {v!r}")
+        if not self.k >= 0:
+            raise ValueError(f"the exploration constant k must be >= 0; got {self.k!r}")
+        return self
+
+
+def cheat_uct(trees: int = 40, iterations: int = 250, k: float = 1.0, utility="win") -> Config:
+    """UCT on the true state, ``trees`` trees of ``iterations`` each (the paper: 40 x 250)."""
+    return Config("true", trees, iterations, k, False, utility).check()
+
+
+def det_uct(trees: int = 40, iterations: int = 250, k: float = 1.0, utility="win") -> Config:
+    """UCT on ``trees`` sampled worlds, one per tree (the paper: 40 x 250)."""
+    return Config("tree", trees, iterations, k, False, utility).check()
+
+
+def ismcts(iterations: int = 10_000, k: float = 1.0, utility="win", trees: int = 1) -> Config:
+    """Information-set UCT: one tree, a fresh world per iteration (the paper: 10,000, k = 1)."""
+    return Config("iteration", trees, iterations, k, True, utility).check()
+
+
+@struct.dataclass
+class Tree:
+    parent: Array  # int32[N], -1 for the root and unused nodes
+    action: Array  # int32[N], the action from the parent (-1: none)
+    visits: Array  # int32[N]
+    avail: Array  # int32[N], iterations in which the node's action was legal at its parent
+    value_sum: Array  # float32[N, P], summed returns per seat
+    num_nodes: Array  # int32[]
+
+
+class Result(NamedTuple):
+    action: Array  # int32[]: the most visited root action over all trees
+    visits: Array  # int32[A]: root visits per action, summed over the trees
+    values: Array  # float32[A]: mean return of each root action for the mover's team (NaN: none)
+    trees: Tree  # the trees, stacked on a leading axis ``trees``
+
+
+def _empty_tree(n: int, p: int) -> Tree:
+    return Tree(parent=jnp.full(n, -1, jnp.int32), action=jnp.full(n, -1, jnp.int32),
+                visits=jnp.zeros(n, jnp.int32), avail=jnp.zeros(n, jnp.int32),
+                value_sum=jnp.zeros((n, p), jnp.float32), num_nodes=jnp.int32(1))
+
+
+def team_share(env, state) -> Array:
+    """float[P, P]: row ``p`` averages the seats on ``p``'s team (``returns @ M.T`` per seat)."""
+    teams = env.seat_teams(state)
+    same = (teams[:, None] == teams[None, :]).astype(jnp.float32)
+    return same / jnp.sum(same, axis=1, keepdims=True)
+
+
+def _has(words: Array, actions: Array) -> Array:
+    """bool[N]: each of ``actions`` (valid ids) is in the packed set."""
+    w = words[actions // legal_words.BITS]
+    return (jnp.right_shift(w, (actions % legal_words.BITS).astype(jnp.uint32)) & 1).astype(bool)
+
+
+def _without(words: Array, actions: Array, drop: Array) -> Array:
+    """``words`` less the ``actions`` where ``drop`` (distinct actions among the dropped)."""
+    bit = jnp.left_shift(jnp.uint32(1), (actions % legal_words.BITS).astype(jnp.uint32))
+    cleared = jnp.zeros_like(words).at[actions // legal_words.BITS].add(
+        jnp.where(drop, bit, jnp.uint32(0)))
+    return words & ~cleared
+
+
+def _walk(env, cfg: Config, tree: Tree, world, key):
+    """Selection and expansion in ``world``: ``(tree, leaf state, path, depth, path rewards)``.
+    ``path[:depth]`` are the nodes from the root to the leaf (the root included)."""
+    n_nodes = tree.parent.shape[0]
+    ids = jnp.arange(n_nodes, dtype=jnp.int32)
+    path = jnp.zeros(env.max_steps + 1, jnp.int32)  # path[0] = 0, the root
+
+    def cond(c):
+        return ~c[-1]
+
+    def body(c):
+        tree, s, node, path, depth, ret, _ = c
+        words = env.legal_words(s)
+        act = jnp.maximum(tree.action, 0)
+        here = (tree.parent == node) & _has(words, act)  # the children legal in this world
+        tree = tree.replace(avail=tree.avail + here)
+        have = jnp.sum(here, dtype=jnp.int32)
+        expand = (have < legal_words.count(words)) & (tree.num_nodes < n_nodes)
+        new_action = legal_words.sample(jax.random.fold_in(key, depth),
+                                         _without(words, act, here))
+        share = team_share(env, s)[s.current_player]
+        visits = jnp.maximum(tree.visits, 1).astype(jnp.float32)
+        q = tree.value_sum @ share / visits
+        base = tree.avail if cfg.availability else jnp.broadcast_to(tree.visits[node], ids.shape)
+        ucb = q + cfg.k * jnp.sqrt(jnp.log(jnp.maximum(base, 1).astype(jnp.float32)) / visits)
+        best = jnp.argmax(jnp.where(here, ucb, -jnp.inf)).astype(jnp.int32)
+        stuck = ~expand & (have == 0)  # a full tree with no child legal here: simulate from here
+        child = jnp.where(expand, tree.num_nodes, best)
+        a = jnp.where(expand, new_action, act[best])
+        new = tree.replace(parent=tree.parent.at[child].set(node),
+                           action=tree.action.at[child].set(a),
+                           avail=tree.avail.at[child].add(1),
+                           num_nodes=tree.num_nodes + 1)
+        tree = jax.tree_util.tree_map(lambda x, y: jnp.where(expand, x, y), new, tree)
+        nxt = env.step(s, a)
+        moved = ~stuck
+        s = jax.tree_util.tree_map(lambda x, y: jnp.where(moved, x, y), nxt, s)
+        ret = ret + jnp.where(moved, nxt.rewards, 0.0)
+        path = path.at[depth].set(jnp.where(moved, child, path[depth]))
+        depth = depth + moved
+        node = jnp.where(moved, child, node)
+        return tree, s, node, path, depth, ret, expand | stuck | s.terminated
+
+    ret = jnp.zeros(env.num_players, jnp.float32)
+    init = (tree, world, jnp.int32(0), path, jnp.int32(1), ret, world.terminated)
+    tree, s, _, path, depth, ret, _ = jax.lax.while_loop(cond, body, init)
+    return tree, s, path, depth, ret
+
+
+def _playout(env, policy: Callable | None, policy_params, s, key):
+    """Rewards per seat from ``s`` to the end of the game, every seat played by ``policy``."""
+
+    def body(c):
+        s, ret, i = c
+        k = jax.random.fold_in(key, i)
+        a = env.random_action(k, s) if policy is None else policy(policy_params, k, s)
+        s = env.step(s, a)
+        return s, ret + s.rewards, i + 1
+
+    ret = jnp.zeros(env.num_players, jnp.float32)
+    _, ret, _ = jax.lax.while_loop(lambda c: ~c[0].terminated, body, (s, ret, jnp.int32(0)))
+    return ret
+
+
+def _utility(cfg: Config, ret: Array) -> Array:
+    if cfg.utility == "win":
+        return jnp.where(ret > 0, 1.0, jnp.where(ret < 0, 0.0, 0.5)).astype(jnp.float32)
+    return ret
+
+
+def search_tree(env, cfg: Config, state, key, *, policy: Callable | None = None,
+                policy_params=None, value_fn: Callable | None = None) -> Tree:
+    """One tree of ``cfg.iterations`` iterations from ``state`` (for its current player).
+
+    ``policy(params, key, state) -> action`` plays the simulations (default uniformly random);
+    ``value_fn(state) -> float[T]`` (team values, e.g. ``mcts.zero_value`` or a trained network
+    closed over its params) replaces them at the new node when given."""
+    seat = state.current_player
+    n = cfg.iterations + 1
+    k_world, k_iter = jax.random.split(key)
+    fixed = state if cfg.worlds == "true" else env.sample_hidden(k_world, state, seat)
+
+    def iteration(i, tree):
+        k_d, k_walk, k_play = jax.random.split(jax.random.fold_in(k_iter, i), 3)
+        world = env.sample_hidden(k_d, state, seat) if cfg.worlds == "iteration" else fixed
+        tree, leaf, path, depth, ret = _walk(env, cfg, tree, world, k_walk)
+        if value_fn is None:
+            ret = ret + _playout(env, policy, policy_params, leaf, k_play)
+        else:
+            teams = env.seat_teams(leaf)
+            ret = ret + jnp.where(leaf.terminated, 0.0, jnp.asarray(value_fn(leaf))[teams])
+        on_path = jnp.arange(path.shape[0]) < depth
+        where = jnp.where(on_path, path, n)  # off the path: dropped
+        return tree.replace(
+            visits=tree.visits.at[where].add(1, mode="drop"),
+            value_sum=tree.value_sum.at[where].add(_utility(cfg, ret), mode="drop"))
+
+    return jax.lax.fori_loop(0, cfg.iterations, iteration, _empty_tree(n, env.num_players))
+
+
+def _concrete(x):
+    """``x`` as a NumPy value outside ``jit``; ``None`` while tracing."""
+    return None if isinstance(x, jax.core.Tracer) else x
+
+
+def search(env, cfg: Config, state, key, *, seat=None, policy: Callable | None = None,
+           policy_params=None, value_fn: Callable | None = None) -> Result:
+    """Search ``cfg.trees`` trees from ``state`` (one game) and sum their root visits.
+
+    Raises ``ValueError`` (when the arguments are concrete, i.e. outside ``jit``) for a finished
+    game or a ``seat`` that is not to move.  Under ``jit`` nothing is checked: the search is for
+    ``state.current_player`` and a finished game gives action 0 with no visits."""
+    cfg = cfg.check()
+    done = _concrete(state.terminated)
+    if done is not None and bool(done):
+        raise ValueError("cannot search from a finished game (state.terminated is True)")
+    mover = _concrete(state.current_player)
+    if seat is not None and mover is not None and int(seat) != int(mover):
+        raise ValueError(f"seat {int(seat)} is not to move; seat {int(mover)} is")
+    keys = jax.random.split(key, cfg.trees)
+    trees = jax.vmap(lambda k: search_tree(env, cfg, state, k, policy=policy,
+                                           policy_params=policy_params, value_fn=value_fn))(keys)
+    a = env.num_actions
+    at_root = (trees.parent == 0) & (jnp.arange(trees.parent.shape[1]) > 0)
+    slot = jnp.where(at_root, trees.action, a)
+    visits = jnp.zeros(a, jnp.int32).at[slot].add(trees.visits, mode="drop")
+    share = team_share(env, state)[state.current_player]
+    summed = jnp.zeros(a, jnp.float32).at[slot].add(trees.value_sum @ share, mode="drop")
+    values = jnp.where(visits > 0, summed / jnp.maximum(visits, 1), jnp.nan)
+    return Result(jnp.argmax(visits).astype(jnp.int32), visits, values, trees)
+
+
+def make_act(env, cfg: Config, *, policy: Callable | None = None,
+             value_fn: Callable | None = None) -> Callable:
+    """``act(params, key, state) -> action`` playing :func:`search` (an agent's ``act``).
+    ``params`` go to the playout ``policy(params, key, state)`` or to ``value_fn(params,
+    state)``, so one compiled ``act`` serves new weights."""
+    cfg = cfg.check()
+    if policy is not None and value_fn is not None:
+        raise ValueError("give a playout policy or a value function at the leaves, not both")
+
+    def act(params, key, state):
+        vf = None if value_fn is None else (lambda s: value_fn(params, s))
+        return search(env, cfg, state, key, policy=policy, policy_params=params,
+                      value_fn=vf).action
+
+    return act
