@@ -1,5 +1,5 @@
 """Round robin: the intransitivity ε on hand-made matrices, the score matrix of a small round robin
-(Mini Dou Di Zhu, deterministic players) and its reports."""
+(Mini Dou Di Zhu, deterministic players), its reports, and ``scripts/arena.py --round-robin``."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from cardjax import agents
 from cardjax.eval import arena
 from cardjax.eval import round_robin as rrmod
 from cardjax.eval.round_robin import intransitivity
+import conftest
 
 
 def from_upper(upper: dict, n: int) -> np.ndarray:
@@ -163,3 +164,45 @@ def test_reports(rr, tmp_path):
 def test_round_robin_needs_two_players(mini):
     with pytest.raises(ValueError, match="at least 2"):
         rrmod.round_robin(mini, {"low": LOW}, deals=2, progress=False)
+
+
+# ------------------------------------------------------------------------- the CLI
+def test_cli_round_robin_prints_json_and_writes_a_heat_map(tmp_path, capsys):
+    cli = conftest.load_script("scripts/arena.py")
+    png = tmp_path / "rr.png"
+    result = cli.main(["--game", "gongzhu", "--round-robin", "random,if", "--deals", "4",
+                       "--batch", "4", "--json", "--png", str(png), "--no-progress"])
+    out = json.loads(capsys.readouterr().out)
+    assert out == result
+    assert out["names"] == ["random", "if"] and out["deals"] == 4 and out["game"] == "gongzhu"
+    (m,) = out["matches"]
+    assert out["scores"] == [[0.0, m["mean"]], [-m["mean"], 0.0]]
+    assert out["stderr"] == [[0.0, m["stderr"]], [m["stderr"], 0.0]]
+    assert out["epsilon"] is None and m["games"] == 8  # no triple
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--round-robin", "greed"], "at least 2 players"),
+    (["--round-robin", "greed,nobody"], "unknown agent 'nobody' for gongzhu"),
+    (["--round-robin", "greed,if,greed"], "greed given more than once"),
+    (["--round-robin", "greed,,if"], "empty player"),
+    (["--round-robin", "greed,if", "--a", "random"], "drop --a and --b"),
+    (["--round-robin", "greed,if", "--b", "random"], "drop --a and --b"),
+    (["--game", "doudizhu", "--round-robin", "rule,if"], "unknown agent 'if' for doudizhu"),
+    (["--png", "x.png"], "--png needs --round-robin"),
+    (["--round-robin", "greed,if", "--png", "/nonexistent/dir/x.png"], "no directory"),
+])
+def test_cli_rejects_bad_round_robins(argv, message, capsys):
+    cli = conftest.load_script("scripts/arena.py")
+    with pytest.raises(SystemExit) as e:
+        cli.parse_args(argv)
+    assert e.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cli_two_agent_mode_is_unchanged():
+    cli = conftest.load_script("scripts/arena.py")
+    args = cli.parse_args(["--game", "gongzhu"])
+    assert (args.a, args.b, args.round_robin, args.png) == ("greed", "random", None, None)
+    assert cli.parse_args(["--a", "if", "--b", "greed"]).b == "greed"
