@@ -24,6 +24,12 @@ hand).  ``--json`` prints one JSON object (at least ``mean``, ``stderr``, ``game
 
     python scripts/arena.py --a runs/scrofazero --b greed --deals 128
     python scripts/arena.py --a runs/scrofazero --b greed --sampling uniform --no-iec
+
+``--round-robin greed,if,random`` (at least 2 players, no --a or --b) plays every pair on the
+same deals and prints the matrix of mean scores and the ScrofaZero paper's intransitivity ε
+(``cardjax.eval.round_robin``; ``--json`` for one JSON object, ``--png PATH`` for a heat map):
+
+    python scripts/arena.py --game gongzhu --round-robin greed,if,random --deals 128 --png rr.png
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ import sys
 import cardjax
 from cardjax import agents
 from cardjax.cli import positive_int, run_command
-from cardjax.eval import arena
+from cardjax.eval import arena, round_robin
 
 
 # Preferred default agent A per game, first registered one wins.
@@ -50,7 +56,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="agent A (a baseline name or a run directory; default: the game's "
                         "strongest baseline, greed for Gongzhu, rule for Dou Dizhu and "
                         "Tractor, else random)")
-    parser.add_argument("--b", default="random", help="agent B (a baseline name or run directory)")
+    parser.add_argument("--b", default=None,
+                        help="agent B (a baseline name or run directory; default: random)")
     parser.add_argument("--deals", type=positive_int, default=256)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--batch", type=positive_int, default=128,
@@ -64,8 +71,19 @@ def parse_args(argv=None) -> argparse.Namespace:
     trained.add_argument("--play_b", type=int, default=10,
                          help="simulations per world = play_b + 2 x legal moves")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    rr = parser.add_argument_group("round robin")
+    rr.add_argument("--round-robin", metavar="SPECS", default=None,
+                    help="comma-separated players (at least 2, each as for --a): play every "
+                    "pair on the same deals instead of --a against --b; prints the matrix of "
+                    "mean scores and the intransitivity epsilon")
+    rr.add_argument("--png", metavar="PATH", default=None,
+                    help="with --round-robin: also write the matrix as a heat map PNG")
     args = parser.parse_args(argv)
     names = agents.baselines(args.game)
+    if args.round_robin is not None or args.png is not None:
+        return round_robin_args(parser, args, names)
+    if args.b is None:
+        args.b = "random"
     if args.a is None:
         args.a = next((n for n in DEFAULT_A.get(args.game, ()) if n in names), "random")
     for side in ("a", "b"):
@@ -77,6 +95,30 @@ def parse_args(argv=None) -> argparse.Namespace:
         if name not in names and not os.path.isdir(spec):
             parser.error(f"--{side}: unknown agent {name!r} for {args.game}; "
                          f"choose from {', '.join(names)} or give a run directory")
+    return args
+
+
+def round_robin_args(parser, args, names) -> argparse.Namespace:
+    """Check the round-robin flags: ``args.round_robin`` becomes the list of specs."""
+    if args.round_robin is None:
+        parser.error("--png needs --round-robin")
+    if args.a is not None or args.b is not None:
+        parser.error("--round-robin plays every pair of its players; drop --a and --b")
+    specs = [s.strip() for s in args.round_robin.split(",")]
+    if any(not s for s in specs):
+        parser.error(f"--round-robin: empty player in {args.round_robin!r}")
+    if len(specs) < 2:
+        parser.error(f"--round-robin needs at least 2 players, got {args.round_robin!r}")
+    repeated = sorted({s for s in specs if specs.count(s) > 1})
+    if repeated:
+        parser.error(f"--round-robin: {', '.join(repeated)} given more than once")
+    for spec in specs:
+        if spec not in names and not os.path.isdir(spec):
+            parser.error(f"--round-robin: unknown agent {spec!r} for {args.game}; "
+                         f"choose from {', '.join(names)} or give a run directory")
+    if args.png is not None and not os.path.isdir(os.path.dirname(args.png) or "."):
+        parser.error(f"--png: no directory {os.path.dirname(args.png)!r}")
+    args.round_robin = specs
     return args
 
 
@@ -115,6 +157,8 @@ def main(argv=None) -> dict:
         except ValueError as e:
             raise SystemExit(f"error: {e}") from None
 
+    if args.round_robin is not None:
+        return play_round_robin(args, env, agent)
     result = arena.duplicate_match(
         env, agent(args.a), agent(args.b), deals=args.deals, seed=args.seed,
         batch=args.batch, progress=not args.no_progress,
@@ -123,6 +167,19 @@ def main(argv=None) -> dict:
         print(json.dumps(result))
     else:
         print(summary_line(args, result))
+    sys.stdout.flush()
+    return result
+
+
+def play_round_robin(args, env, agent) -> dict:
+    """``--round-robin``: every pair; prints the table (or JSON), writes ``--png``."""
+    rr = round_robin.round_robin(env, {spec: agent(spec) for spec in args.round_robin},
+                                 deals=args.deals, seed=args.seed, batch=args.batch,
+                                 progress=not args.no_progress)
+    if args.png is not None:
+        round_robin.heatmap(rr, args.png)
+    result = round_robin.to_json(rr)
+    print(json.dumps(result) if args.json else round_robin.to_table(rr))
     sys.stdout.flush()
     return result
 
