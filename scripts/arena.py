@@ -25,11 +25,12 @@ hand).  ``--json`` prints one JSON object (at least ``mean``, ``stderr``, ``game
     python scripts/arena.py --a runs/scrofazero --b greed --deals 128
     python scripts/arena.py --a runs/scrofazero --b greed --sampling uniform --no-iec
 
-``--round-robin greed,if,random`` (at least 2 players, no --a or --b) plays every pair on the
+``--round-robin greed if random`` (at least 2 players, no --a or --b) plays every pair on the
 same deals and prints the matrix of mean scores and the ScrofaZero paper's intransitivity ε
 (``cardjax.eval.round_robin``; ``--json`` for one JSON object, ``--png PATH`` for a heat map):
 
-    python scripts/arena.py --game gongzhu --round-robin greed,if,random --deals 128 --png rr.png
+    python scripts/arena.py --game gongzhu --round-robin greed if random --deals 128 --png rr.png
+    python scripts/arena.py --game doudizhu --round-robin rule det_uct:trees=10 ismcts:iterations=2000
 """
 
 from __future__ import annotations
@@ -72,8 +73,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                          help="simulations per world = play_b + 2 x legal moves")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     rr = parser.add_argument_group("round robin")
-    rr.add_argument("--round-robin", metavar="SPECS", default=None,
-                    help="comma-separated players (at least 2, each as for --a): play every "
+    rr.add_argument("--round-robin", metavar="SPEC", nargs="+", default=None,
+                    help="players (at least 2, each as for --a): play every "
                     "pair on the same deals instead of --a against --b; prints the matrix of "
                     "mean scores and the intransitivity epsilon")
     rr.add_argument("--png", metavar="PATH", default=None,
@@ -87,15 +88,19 @@ def parse_args(argv=None) -> argparse.Namespace:
     if args.a is None:
         args.a = next((n for n in DEFAULT_A.get(args.game, ()) if n in names), "random")
     for side in ("a", "b"):
-        spec = getattr(args, side)
-        try:
-            name, _ = agents.parse_spec(spec)
-        except ValueError as e:
-            parser.error(f"--{side}: {e}")
-        if name not in names and not os.path.isdir(spec):
-            parser.error(f"--{side}: unknown agent {name!r} for {args.game}; "
-                         f"choose from {', '.join(names)} or give a run directory")
+        check_spec(parser, f"--{side}", getattr(args, side), names, args.game)
     return args
+
+
+def check_spec(parser, flag: str, spec: str, names, game: str) -> None:
+    """A player is a registered name (with settings after a colon) or a run directory."""
+    try:
+        name, _ = agents.parse_spec(spec)
+    except ValueError as e:
+        parser.error(f"{flag}: {e}")
+    if name not in names and not os.path.isdir(spec):
+        parser.error(f"{flag}: unknown agent {name!r} for {game}; "
+                     f"choose from {', '.join(names)} or give a run directory")
 
 
 def round_robin_args(parser, args, names) -> argparse.Namespace:
@@ -104,18 +109,16 @@ def round_robin_args(parser, args, names) -> argparse.Namespace:
         parser.error("--png needs --round-robin")
     if args.a is not None or args.b is not None:
         parser.error("--round-robin plays every pair of its players; drop --a and --b")
-    specs = [s.strip() for s in args.round_robin.split(",")]
+    specs = [s.strip() for s in args.round_robin]
     if any(not s for s in specs):
-        parser.error(f"--round-robin: empty player in {args.round_robin!r}")
+        parser.error(f"--round-robin: empty player in {' '.join(args.round_robin)!r}")
     if len(specs) < 2:
-        parser.error(f"--round-robin needs at least 2 players, got {args.round_robin!r}")
+        parser.error(f"--round-robin needs at least 2 players, got {' '.join(specs)!r}")
     repeated = sorted({s for s in specs if specs.count(s) > 1})
     if repeated:
         parser.error(f"--round-robin: {', '.join(repeated)} given more than once")
     for spec in specs:
-        if spec not in names and not os.path.isdir(spec):
-            parser.error(f"--round-robin: unknown agent {spec!r} for {args.game}; "
-                         f"choose from {', '.join(names)} or give a run directory")
+        check_spec(parser, "--round-robin", spec, names, args.game)
     if args.png is not None and not os.path.isdir(os.path.dirname(args.png) or "."):
         parser.error(f"--png: no directory {os.path.dirname(args.png)!r}")
     args.round_robin = specs

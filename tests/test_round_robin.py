@@ -170,7 +170,7 @@ def test_round_robin_needs_two_players(mini):
 def test_cli_round_robin_prints_json_and_writes_a_heat_map(tmp_path, capsys):
     cli = conftest.load_script("scripts/arena.py")
     png = tmp_path / "rr.png"
-    result = cli.main(["--game", "gongzhu", "--round-robin", "random,if", "--deals", "4",
+    result = cli.main(["--game", "gongzhu", "--round-robin", "random", "if", "--deals", "4",
                        "--batch", "4", "--json", "--png", str(png), "--no-progress"])
     out = json.loads(capsys.readouterr().out)
     assert out == result
@@ -184,14 +184,14 @@ def test_cli_round_robin_prints_json_and_writes_a_heat_map(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["--round-robin", "greed"], "at least 2 players"),
-    (["--round-robin", "greed,nobody"], "unknown agent 'nobody' for gongzhu"),
-    (["--round-robin", "greed,if,greed"], "greed given more than once"),
-    (["--round-robin", "greed,,if"], "empty player"),
-    (["--round-robin", "greed,if", "--a", "random"], "drop --a and --b"),
-    (["--round-robin", "greed,if", "--b", "random"], "drop --a and --b"),
-    (["--game", "doudizhu", "--round-robin", "rule,if"], "unknown agent 'if' for doudizhu"),
+    (["--round-robin", "greed", "nobody"], "unknown agent 'nobody' for gongzhu"),
+    (["--round-robin", "greed", "if", "greed"], "greed given more than once"),
+    (["--round-robin", "greed", "", "if"], "empty player"),
+    (["--round-robin", "greed", "if", "--a", "random"], "drop --a and --b"),
+    (["--round-robin", "greed", "if", "--b", "random"], "drop --a and --b"),
+    (["--game", "doudizhu", "--round-robin", "rule", "if"], "unknown agent 'if' for doudizhu"),
     (["--png", "x.png"], "--png needs --round-robin"),
-    (["--round-robin", "greed,if", "--png", "/nonexistent/dir/x.png"], "no directory"),
+    (["--round-robin", "greed", "if", "--png", "/nonexistent/dir/x.png"], "no directory"),
 ])
 def test_cli_rejects_bad_round_robins(argv, message, capsys):
     cli = conftest.load_script("scripts/arena.py")

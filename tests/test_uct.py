@@ -180,3 +180,15 @@ def test_search_players_are_agents_with_settings(mini):
         agents.get(mini, "random", iterations=3)
     with pytest.raises(ValueError, match="baseline"):
         agents.get(mini, "det_uct", playout="ismcts")
+
+
+def test_child_table_and_node_pass_build_the_same_trees(mini, monkeypatch):
+    # Dou Dizhu's many actions use the pass over the nodes; here both ways must agree exactly
+    state, key, cfg = _midgame(mini, 6, 2), jax.random.PRNGKey(4), uct.ismcts(iterations=60)
+    with_table = jax.jit(lambda s, k: uct.search(mini, cfg, s, k))(state, key)
+    monkeypatch.setattr(uct, "TABLE_ACTIONS", 0)
+    without = jax.jit(lambda s, k: uct.search(mini, cfg, s, k))(state, key)
+    assert with_table.trees.children is not None and without.trees.children is None
+    for field in ("parent", "action", "visits", "avail", "value_sum"):
+        np.testing.assert_array_equal(np.asarray(getattr(with_table.trees, field)),
+                                      np.asarray(getattr(without.trees, field)))

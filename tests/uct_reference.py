@@ -67,7 +67,7 @@ def search(env, cfg, state, key, fns=None):
                     mine = (teams == teams[int(s.current_player)]).astype(np.float32)
                     share = mine / mine.sum()
                     best, best_u = None, -np.inf
-                    for c in here:  # creation order: the first of equal scores wins
+                    for c in sorted(here, key=lambda c: nodes[c].action):  # ties: lowest action
                         n = nodes[c]
                         q = np.float32(np.dot(n.value, share)) / np.float32(n.visits)
                         base = n.avail if cfg.availability else nodes[node].visits

@@ -17,7 +17,7 @@ over them; the most visited action is played (ties: the lowest action id).
 One iteration, in the world ``D`` (the paper's figure 2):
 
 1. *selection*: at a node whose children cover every action legal in ``D``, go to the legal
-   child maximising ``q + k * sqrt(ln n / v)``: ``q`` the child's mean return for the team to
+   child maximising ``q + k * sqrt(ln n / v)`` (ties: the lowest action id): ``q`` the child's mean return for the team to
    move, ``v`` its visits, and ``n`` the parent's visits (cheating / determinized UCT) or the
    child's *availability* -- the iterations whose world allowed it while the walk stood at the
    parent (``availability=True``, information-set UCT);
@@ -34,8 +34,9 @@ Returns are kept per seat; a node's ``q`` is the mean over the seats on its move
 2-, 3- and 4-player games with partners (and Dou Dizhu's landlord against two peasants) all work.
 
 Arrays: a tree of ``N = iterations + 1`` nodes stores ``parent``, ``action`` (from the parent),
-``visits``, ``avail`` and ``value_sum[N, P]``; a node's children are found by comparing
-``parent`` over all nodes (no ``[N, num_actions]`` table: Dou Dizhu has 27,472 actions).  Every
+``visits``, ``avail`` and ``value_sum[N, P]``, and for games of few actions a child table
+``children[N, num_actions]``; with many actions (Dou Dizhu's 27,472) a node's children are found
+by comparing ``parent`` over all nodes instead.  Every
 loop is a ``lax`` loop with a static bound, so a search is one ``jit``-able, ``vmap``-able
 function of ``(state, key)``: :func:`search` for one root; ``vmap`` it for many.
 """
@@ -104,6 +105,7 @@ class Tree:
     avail: Array  # int32[N], iterations in which the node's action was legal at its parent
     value_sum: Array  # float32[N, P], summed returns per seat
     num_nodes: Array  # int32[]
+    children: Array | None = None  # int32[N, A] child per action (-1: none), small games only
 
 
 class Result(NamedTuple):
@@ -113,10 +115,25 @@ class Result(NamedTuple):
     trees: Tree  # the trees, stacked on a leading axis ``trees``
 
 
-def _empty_tree(n: int, p: int) -> Tree:
+# Games with at most this many actions keep a child table; larger ones (Dou Dizhu) find a node's
+# children by comparing ``parent`` over the tree, which costs a pass over the nodes per level.
+TABLE_ACTIONS = 256
+
+
+def _empty_tree(n: int, p: int, a: int) -> Tree:
     return Tree(parent=jnp.full(n, -1, jnp.int32), action=jnp.full(n, -1, jnp.int32),
                 visits=jnp.zeros(n, jnp.int32), avail=jnp.zeros(n, jnp.int32),
-                value_sum=jnp.zeros((n, p), jnp.float32), num_nodes=jnp.int32(1))
+                value_sum=jnp.zeros((n, p), jnp.float32), num_nodes=jnp.int32(1),
+                children=jnp.full((n, a), -1, jnp.int32) if a <= TABLE_ACTIONS else None)
+
+
+def _candidates(tree: Tree, node):
+    """The possible children of ``node``: ``(node ids, exists, their actions)``, each [M]."""
+    if tree.children is not None:
+        ids = tree.children[node]
+        return jnp.maximum(ids, 0), ids >= 0, jnp.arange(ids.shape[0], dtype=jnp.int32)
+    ids = jnp.arange(tree.parent.shape[0], dtype=jnp.int32)
+    return ids, tree.parent == node, jnp.maximum(tree.action, 0)
 
 
 def team_share(env, state) -> Array:
@@ -142,50 +159,78 @@ def _without(words: Array, actions: Array, drop: Array) -> Array:
 
 def _walk(env, cfg: Config, tree: Tree, world, key):
     """Selection and expansion in ``world``: ``(tree, leaf state, path, depth, path rewards)``.
-    ``path[:depth]`` are the nodes from the root to the leaf (the root included)."""
-    n_nodes = tree.parent.shape[0]
-    ids = jnp.arange(n_nodes, dtype=jnp.int32)
-    path = jnp.zeros(env.max_steps + 1, jnp.int32)  # path[0] = 0, the root
+    ``path[:depth]`` are the nodes from the root to the leaf (the root included).
 
-    def cond(c):
-        return ~c[-1]
+    Under ``vmap`` a loop whose end differs between games rewrites its whole carry at every
+    step, so the tree is only read inside the loop: the availability counts go to a record of
+    each level's legal actions (with a child table) or ride in the loop (without one, where a
+    pass over the nodes is paid at every level anyway), and the new node is added after it."""
+    n_nodes = tree.parent.shape[0]
+    table = tree.children is not None
+    max_depth = env.max_steps + 1
+    path = jnp.zeros(max_depth, jnp.int32)  # path[0] = 0, the root
+    if table:  # the legal words at each level walked through
+        record = jnp.zeros((max_depth, legal_words.num_words(env.num_actions)), jnp.uint32)
+    else:
+        record = tree.avail
 
     def body(c):
-        tree, s, node, path, depth, ret, _ = c
+        s, node, path, depth, ret, record, _, _, _ = c
         words = env.legal_words(s)
-        act = jnp.maximum(tree.action, 0)
-        here = (tree.parent == node) & _has(words, act)  # the children legal in this world
-        tree = tree.replace(avail=tree.avail + here)
+        ids, exists, acts = _candidates(tree, node)
+        here = exists & _has(words, acts)  # the children legal in this world
+        if table:
+            record = record.at[depth - 1].set(words)
+            avail = tree.avail[ids] + here  # this iteration counts
+        else:
+            record = record.at[ids].add(here.astype(jnp.int32))
+            avail = record[ids]
         have = jnp.sum(here, dtype=jnp.int32)
         expand = (have < legal_words.count(words)) & (tree.num_nodes < n_nodes)
         new_action = legal_words.sample(jax.random.fold_in(key, depth),
-                                         _without(words, act, here))
+                                        _without(words, acts, here))
         share = team_share(env, s)[s.current_player]
-        visits = jnp.maximum(tree.visits, 1).astype(jnp.float32)
-        q = tree.value_sum @ share / visits
-        base = tree.avail if cfg.availability else jnp.broadcast_to(tree.visits[node], ids.shape)
+        visits = jnp.maximum(tree.visits[ids], 1).astype(jnp.float32)
+        q = tree.value_sum[ids] @ share / visits
+        base = avail if cfg.availability else tree.visits[node]
         ucb = q + cfg.k * jnp.sqrt(jnp.log(jnp.maximum(base, 1).astype(jnp.float32)) / visits)
-        best = jnp.argmax(jnp.where(here, ucb, -jnp.inf)).astype(jnp.int32)
+        ucb = jnp.where(here, ucb, -jnp.inf)
+        best = jnp.argmin(jnp.where(ucb >= jnp.max(ucb), acts, env.num_actions))  # ties: lowest action
         stuck = ~expand & (have == 0)  # a full tree with no child legal here: simulate from here
-        child = jnp.where(expand, tree.num_nodes, best)
-        a = jnp.where(expand, new_action, act[best])
-        new = tree.replace(parent=tree.parent.at[child].set(node),
-                           action=tree.action.at[child].set(a),
-                           avail=tree.avail.at[child].add(1),
-                           num_nodes=tree.num_nodes + 1)
-        tree = jax.tree_util.tree_map(lambda x, y: jnp.where(expand, x, y), new, tree)
+        child = jnp.where(expand, tree.num_nodes, ids[best])
+        a = jnp.where(expand, new_action, acts[best])
         nxt = env.step(s, a)
         moved = ~stuck
         s = jax.tree_util.tree_map(lambda x, y: jnp.where(moved, x, y), nxt, s)
         ret = ret + jnp.where(moved, nxt.rewards, 0.0)
-        path = path.at[depth].set(jnp.where(moved, child, path[depth]))
+        path = path.at[jnp.where(moved, depth, max_depth)].set(child, mode="drop")
         depth = depth + moved
-        node = jnp.where(moved, child, node)
-        return tree, s, node, path, depth, ret, expand | stuck | s.terminated
+        return (s, jnp.where(moved, child, node), path, depth, ret, record, a, expand,
+                expand | stuck | s.terminated)
 
     ret = jnp.zeros(env.num_players, jnp.float32)
-    init = (tree, world, jnp.int32(0), path, jnp.int32(1), ret, world.terminated)
-    tree, s, _, path, depth, ret, _ = jax.lax.while_loop(cond, body, init)
+    init = (world, jnp.int32(0), path, jnp.int32(1), ret, record, jnp.int32(0), jnp.bool_(False),
+            world.terminated)
+    s, _, path, depth, ret, record, a, expand, _ = jax.lax.while_loop(lambda c: ~c[-1], body, init)
+
+    if table:  # the children legal at each level of the path (the new node not yet among them)
+        walked = jnp.arange(max_depth) < depth - 1  # the levels moved on from
+        kids = tree.children[path]  # [D, A]
+        bits = jnp.right_shift(record[:, jnp.arange(env.num_actions) // legal_words.BITS],
+                               (jnp.arange(env.num_actions) % legal_words.BITS).astype(jnp.uint32))
+        inc = walked[:, None] & (kids >= 0) & (bits & 1).astype(bool)
+        avail = tree.avail.at[jnp.where(inc, kids, n_nodes)].add(1, mode="drop")
+    else:
+        avail = record
+    new = jnp.where(expand, tree.num_nodes, n_nodes)  # writes to slot n_nodes are dropped
+    parent = path[jnp.maximum(depth - 2, 0)]
+    tree = tree.replace(parent=tree.parent.at[new].set(parent, mode="drop"),
+                        action=tree.action.at[new].set(a, mode="drop"),
+                        avail=avail.at[new].add(1, mode="drop"),
+                        num_nodes=tree.num_nodes + expand)
+    if table:
+        row = jnp.where(expand, parent, n_nodes)
+        tree = tree.replace(children=tree.children.at[row, a].set(tree.num_nodes - 1, mode="drop"))
     return tree, s, path, depth, ret
 
 
@@ -237,7 +282,7 @@ def search_tree(env, cfg: Config, state, key, *, policy: Callable | None = None,
             visits=tree.visits.at[where].add(1, mode="drop"),
             value_sum=tree.value_sum.at[where].add(_utility(cfg, ret), mode="drop"))
 
-    return jax.lax.fori_loop(0, cfg.iterations, iteration, _empty_tree(n, env.num_players))
+    return jax.lax.fori_loop(0, cfg.iterations, iteration, _empty_tree(n, env.num_players, env.num_actions))
 
 
 def _concrete(x):
