@@ -263,6 +263,38 @@ def compile_matches(env, a: Agent, opponents, deals: int, seed: int = 0,
                         compile_only=True)
 
 
+def seat_match(env, a: Agent, b: Agent, seats: Callable, deals: int, seed: int = 0,
+               batch: int = 128, repeats: int = 1, progress: bool = True) -> np.ndarray:
+    """Rewards float[deals, repeats, P] summed over each game, A at the seats
+    ``seats(states) -> bool[n, P]`` of each fresh deal (e.g. Dou Dizhu's landlord), B at the
+    others; every deal is played ``repeats`` times with different random keys (for players that
+    draw: search, random).  The deals depend on ``seed`` and ``deals`` only, as in
+    :func:`duplicate_match`; use it for experiments a duplicate scheme does not cover (one seat
+    against the rest, several plays per deal)."""
+    if deals < 1 or repeats < 1 or batch < 1:
+        raise ValueError(f"deals, repeats and batch must be at least 1; got {deals}, {repeats}, "
+                         f"{batch}")
+    deal_key, play_key = jax.random.split(jax.random.PRNGKey(seed))
+    keys = jnp.repeat(jax.random.split(deal_key, deals), repeats, axis=0)  # deal-major
+    play = make_play(env, a, b)
+    total, rows = [], keys.shape[0]
+    batch = min(batch, rows)
+    bar = tqdm(total=rows, desc=f"{a.name} vs {b.name}", unit="game", file=sys.stderr,
+               disable=not progress)
+    for start in range(0, rows, batch):
+        chunk = keys[start:start + batch]
+        n = chunk.shape[0]
+        if n < batch:  # pad to the compiled batch size; the padding is dropped below
+            chunk = jnp.concatenate([chunk, keys[:batch - n]])
+        states = jax.vmap(env.init)(chunk)
+        got = play(states, jnp.asarray(seats(states), bool), jax.random.fold_in(play_key, start),
+                   a.params, b.params)
+        total.append(np.asarray(got)[:n])
+        bar.update(n)
+    bar.close()
+    return np.concatenate(total).reshape(deals, repeats, env.num_players)
+
+
 def side_scores(total, a_seats, side: str) -> np.ndarray:
     """A's score per game from the summed rewards ``total`` [B, P] (see :class:`Scheme`)."""
     total, a_seats = np.asarray(total), np.asarray(a_seats)

@@ -1,0 +1,173 @@
+"""The UCT experiments of Whitehouse, Powley and Cowling (CIG 2011), one subcommand each.
+
+    python scripts/whitehouse.py mini-uct --deals 256 --repeats 1
+    python scripts/whitehouse.py dd-table1 --deals 8 --trees 10 --iterations 50
+    python scripts/whitehouse.py dd-table2 --deals 8 --repeats 2 --trees 10 --iterations 50
+
+``mini-uct``: Mini Dou Di Zhu, player 1 (the leader) information-set UCT (4,000 iterations) or
+determinized UCT (20 trees x 200) against player 2 determinized UCT (20 x 200); the paper: 67.2%
+and 62.7% for player 1.  ``dd-table1``: Dou Dizhu, the win rate of player 1 (the landlord),
+player 2, player 3 and players 2 and 3 when they use cheating UCT instead of determinized UCT,
+everyone else determinized UCT (the paper's table 1).  ``dd-table2``: Dou Dizhu, the landlord's
+win rate as information-set, determinized and cheating UCT against determinized peasants, overall
+and on the deals where cheating beats determinized UCT by at least a threshold (table 2).  The
+defaults are the paper's settings (40 x 250; 10,000 iterations; k = 1; wins as the reward);
+every figure comes with its standard error over deals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import jax.numpy as jnp
+import numpy as np
+
+import cardjax
+from cardjax import agents
+from cardjax.cli import positive_int
+from cardjax.eval import arena
+
+PAPER = {  # win rates: mini-uct table in the text (section VII.E), tables 1 and 2
+    "mini-uct": {"ismcts": 0.672, "det_uct": 0.627},
+    "dd-table1": {"player 1": {"cheating": 0.499, "determinized": 0.430},
+                  "player 2": {"cheating": 0.656, "determinized": 0.570},
+                  "player 3": {"cheating": 0.689, "determinized": 0.570},
+                  "players 2 and 3": {"cheating": 0.780, "determinized": 0.570}},
+    "dd-table2": {"all deals": {"det_uct": 0.424, "ismcts": 0.420, "cheat_uct": 0.540, "deals": 1000},
+                  "< 0": {"det_uct": 0.530, "ismcts": 0.452, "deals": 133},
+                  "= 0": {"det_uct": 0.449, "ismcts": 0.433, "deals": 138},
+                  "> 0": {"det_uct": 0.400, "ismcts": 0.411, "deals": 729},
+                  "> 0.25": {"det_uct": 0.316, "ismcts": 0.384, "deals": 166},
+                  "> 0.5": {"det_uct": 0.204, "ismcts": 0.350, "deals": 12},
+                  "> 0.75": {"det_uct": 0.150, "ismcts": 0.950, "deals": 1}},
+}
+# table 2's rows: deals by cheating UCT's landlord win rate minus determinized UCT's
+THRESHOLDS = {"< 0": lambda g: g < 0, "= 0": lambda g: g == 0, "> 0": lambda g: g > 0,
+              "> 0.25": lambda g: g > 0.25, "> 0.5": lambda g: g > 0.5,
+              "> 0.75": lambda g: g > 0.75}
+
+
+def _rate(wins: np.ndarray) -> dict:
+    """Mean and standard error over deals of per-(deal, repeat) wins [deals, repeats]."""
+    per_deal = wins.mean(axis=1)
+    n = per_deal.shape[0]
+    se = float(per_deal.std(ddof=1) / np.sqrt(n)) if n > 1 else None
+    return {"win_rate": float(per_deal.mean()), "stderr": se}
+
+
+def _first_mover(states):
+    return jnp.arange(2)[None, :] == states.current_player[:, None]
+
+
+def mini_uct(args) -> dict:
+    env = cardjax.make("mini_doudizhu")
+    det = agents.get(env, "det_uct", trees=args.trees, iterations=args.iterations)
+    ism = agents.get(env, "ismcts", iterations=args.ismcts_iterations, k=args.k)
+    out = {}
+    for name, p1 in (("ismcts", ism), ("det_uct", det)):
+        r = arena.seat_match(env, p1, det, _first_mover, args.deals, args.seed, args.batch,
+                             args.repeats, progress=not args.no_progress)
+        leader_wins = r[:, :, 0] > 0  # seat 0 leads every deal of env.init
+        out[name] = _rate(leader_wins)
+    return out
+
+
+def _dd_roles(states, roles):
+    """bool[n, 3]: the seats of ``roles`` (0 the landlord, 1 the next seat, 2 the last)."""
+    role = (jnp.arange(3)[None, :] - states.landlord[:, None]) % 3
+    return jnp.isin(role, jnp.asarray(roles))
+
+
+def _deals(env, seed, deals):
+    import jax
+
+    deal_key, _ = jax.random.split(jax.random.PRNGKey(seed))
+    return jax.vmap(env.init)(jax.random.split(deal_key, deals))
+
+
+def dd_table1(args) -> dict:
+    env = cardjax.make("doudizhu")
+    cheat = agents.get(env, "cheat_uct", trees=args.trees, iterations=args.iterations)
+    det = agents.get(env, "det_uct", trees=args.trees, iterations=args.iterations)
+    states = _deals(env, args.seed, args.deals)
+    landlord = np.asarray(states.landlord)
+    rows = {"player 1": (0,), "player 2": (1,), "player 3": (2,), "players 2 and 3": (1, 2)}
+    base = arena.seat_match(env, det, det, lambda s: _dd_roles(s, (0,)), args.deals, args.seed,
+                            args.batch, args.repeats, progress=not args.no_progress)
+    out = {}
+    for row, roles in rows.items():
+        r = arena.seat_match(env, cheat, det, lambda s, roles=roles: _dd_roles(s, roles),
+                             args.deals, args.seed, args.batch, args.repeats,
+                             progress=not args.no_progress)
+        seat = (landlord + roles[0]) % 3
+        pick = lambda x: np.take_along_axis(x, seat[:, None, None], axis=2)[..., 0] > 0
+        out[row] = {"determinized": _rate(pick(base)), "cheating": _rate(pick(r))}
+    return out
+
+
+def dd_table2(args) -> dict:
+    env = cardjax.make("doudizhu")
+    det = agents.get(env, "det_uct", trees=args.trees, iterations=args.iterations)
+    players = {"ismcts": agents.get(env, "ismcts", iterations=args.ismcts_iterations, k=args.k),
+               "det_uct": det,
+               "cheat_uct": agents.get(env, "cheat_uct", trees=args.trees,
+                                       iterations=args.iterations)}
+    states = _deals(env, args.seed, args.deals)
+    landlord = np.asarray(states.landlord)
+    wins = {}
+    for name, p in players.items():
+        r = arena.seat_match(env, p, det, lambda s: _dd_roles(s, (0,)), args.deals, args.seed,
+                             args.batch, args.repeats, progress=not args.no_progress)
+        wins[name] = np.take_along_axis(r, landlord[:, None, None], axis=2)[..., 0] > 0
+    gap = wins["cheat_uct"].mean(1) - wins["det_uct"].mean(1)
+    out = {"all deals": {n: _rate(w) for n, w in wins.items()}}
+    for row, keep in THRESHOLDS.items():
+        sel = keep(gap)
+        out[row] = {n: _rate(w[sel]) for n, w in wins.items()} if sel.sum() > 1 else {}
+        out[row]["deals"] = int(sel.sum())
+    return out
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="experiment", required=True)
+    for name, deals, repeats in (("mini-uct", 8832, 10), ("dd-table1", 1000, 1),
+                                 ("dd-table2", 1000, 40)):
+        e = sub.add_parser(name)
+        e.add_argument("--deals", type=positive_int, default=deals)
+        e.add_argument("--repeats", type=positive_int, default=repeats,
+                       help="plays of every deal")
+        mini = name == "mini-uct"
+        e.add_argument("--trees", type=positive_int, default=20 if mini else 40)
+        e.add_argument("--iterations", type=positive_int, default=200 if mini else 250,
+                       help="iterations per tree of cheating / determinized UCT")
+        e.add_argument("--ismcts-iterations", type=positive_int, default=4000 if mini else 10000)
+        e.add_argument("--k", type=float, default=1.0, help="ISMCTS exploration constant")
+        e.add_argument("--seed", type=int, default=0)
+        e.add_argument("--batch", type=positive_int, default=64, help="games played at once")
+        e.add_argument("--json", default=None, help="also write the results to this file")
+        e.add_argument("--no-progress", action="store_true")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> dict:
+    args = parse_args(argv)
+    run = {"mini-uct": mini_uct, "dd-table1": dd_table1, "dd-table2": dd_table2}
+    results = run[args.experiment](args)
+    report = {"experiment": args.experiment, "settings": {k: v for k, v in vars(args).items()
+                                                          if k not in ("json", "no_progress")},
+              "results": results, "paper": PAPER[args.experiment]}
+    print(json.dumps(report, indent=1))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=1)
+    sys.stdout.flush()
+    return report
+
+
+if __name__ == "__main__":
+    from cardjax.cli import run_command
+
+    run_command(main)
