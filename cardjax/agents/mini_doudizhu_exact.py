@@ -28,8 +28,9 @@ Every search value follows the paper's equation (1) in negamax form::
 
 a terminal position is worth -1 to the player to move (the other player has emptied its hand).
 The second term prefers, among moves of equal minimax value, the one that leaves the opponent
-the most chances to go wrong.  ``eps`` is a fixed constant (:data:`EPS` = 1e-3; any eps below
-about 1/27 keeps the minimax order, since a game lasts at most 26 moves); ``eps=0`` is the plain
+the most chances to go wrong.  ``eps`` is a fixed constant (:data:`EPS` = 1e-3; any eps with
+``(1 + eps)**26 < 2``, i.e. below :data:`EPS_MAX` = 0.027, keeps the minimax order, a game
+lasting at most 26 moves); ``eps=0`` is the plain
 minimax of the comparison ("first winning move": the lowest action id among the moves of best
 minimax value).  What is left after equation (1):
 
@@ -90,7 +91,7 @@ Using the players
 -----------------
 :func:`act` is the one-game form, ``(own hand, history) -> action``::
 
-    act(Determinized(inference="correct"), "112234B", ["444", "pass"], opponent=Expectimax())
+    act(Determinized(inference="correct"), "112234B", ["444"], opponent=Expectimax())
 
 :func:`play` plays all 8832 deals (or any list) between two players in lockstep, and
 :func:`win_rate` weights the results by the deals' probabilities.  Each player is a spec (a
@@ -105,7 +106,7 @@ import functools
 import itertools
 import math
 from fractions import Fraction
-from typing import Callable, Sequence
+from typing import Callable
 
 import numpy as np
 
@@ -114,6 +115,7 @@ from cardjax.games.mini_doudizhu import (ACTION_COUNT, ACTION_RANK, FULL, HAND_S
                                          action_str, hand_str, legal_mask, parse_action)
 
 EPS = 1e-3  # the constant of equation (1)
+EPS_MAX = 2 ** (1 / 26) - 1  # 0.0270: below it equation (1) keeps the minimax order
 TOL = 1e-12  # values this close are equal (then: lowest action id)
 KITTY = 4  # cards dealt to nobody
 LEAD = NUM_MOVES  # slot 18 of the tables: the player to move leads
@@ -250,7 +252,8 @@ def _check_pair(me, other):
         raise ValueError(f"not two hands of the 18-card deck: {hand_str(me)!r} and {hand_str(other)!r}")
     for what, h in (("hand to move", me), ("other hand", other)):
         if not 1 <= h.sum() <= HAND_SIZE:
-            raise ValueError(f"the {what} must hold 1..{HAND_SIZE} cards, got {int(h.sum())} ({hand_str(h)!r})")
+            raise ValueError(f"the {what} must hold 1..{HAND_SIZE} cards, "
+                             f"got {int(h.sum())} ({hand_str(h)!r})")
 
 
 def minimax_value(hand_to_move, other_hand, to_beat=None, eps: float = EPS) -> float:
@@ -713,7 +716,8 @@ def posterior(player, hand, history=(), other_hand=None, opponent=None):
 def play(p1, p2, hands, chunk: int = 1104, on_act=None) -> np.ndarray:
     """Play one game per deal: ``p1`` (seat 0, leads) holds ``hands[:, 0]``, ``p2`` holds
     ``hands[:, 1]``; returns the winner seat per deal (int8).  Every move is checked legal.
-    ``on_act(seat, instance, deal_rows, actions)`` is called after each decision."""
+    ``on_act(seat, instance, deal_rows, actions, hands_now)`` is called after each decision
+    (before the move is applied; ``hands_now`` int (k, 2, 6) the hands of the games still on)."""
     hands = np.asarray(hands)
     winners = np.full(len(hands), -1, np.int8)
     for lo in range(0, len(hands), chunk):
@@ -732,7 +736,7 @@ def play(p1, p2, hands, chunk: int = 1104, on_act=None) -> np.ndarray:
                 raise RuntimeError(f"{players[seat]} played an illegal {action_str(a[i])} "
                                    f"with {hand_str(cur[i, seat])} facing {tb[i]}")
             if on_act is not None:
-                on_act(seat, players[seat], rows, a)
+                on_act(seat, players[seat], rows, a, cur)
             cur[:, seat] -= _MOVE_VEC[a]
             tb = np.where(a == PASS, -1, a)
             for p in players:
