@@ -83,6 +83,24 @@ def run_matrix(eps: float, chunk: int, log) -> dict:
     return {"eps": eps, "cells": cells, "seconds": seconds}
 
 
+def run_literal_expectimax(eps: float, chunk: int, log) -> dict:
+    """The paper states equation (1) for minimax only: expectimax without its eps term (ties:
+    lowest action id) against each equation-(1) player, both ways, and against itself."""
+    hands, _, _ = mx.deals()
+    lit = mx.Expectimax(0.0)
+    cells = {}
+    games = [("expectimax0", b) for b in ORDER] + [(a, "expectimax0") for a in ORDER]
+    games.append(("expectimax0", "expectimax0"))
+    for a, b in games:
+        pa = lit if a == "expectimax0" else mx.PLAYERS[a](eps)
+        pb = lit if b == "expectimax0" else mx.PLAYERS[b](eps)
+        t0 = time.perf_counter()
+        cells[f"{a}:{b}"] = rate = mx.win_rate(mx.play(pa, pb, hands, chunk=chunk))
+        log(f"  eps={eps:g}  {a:>11} vs {b:<11} {100 * float(rate):7.3f}%  "
+            f"({time.perf_counter() - t0:.1f} s)")
+    return cells
+
+
 def identification(eps: float, chunk: int) -> dict:
     """det. with correct inference (player 1) against expectimax (player 2): the probability
     that its posterior is all on the opponent's actual hand at its k-th decision (or at its
@@ -182,9 +200,11 @@ def heatmap(path: str, matrices: list[dict]) -> None:
         im = ax.imshow(z, cmap="viridis", vmin=20, vmax=100)
         for i in range(len(ORDER)):
             for j in range(len(ORDER)):
-                txt = "n/a" if np.isnan(z[i, j]) else f"{z[i, j]:.1f}"
-                ax.text(j, i, txt, ha="center", va="center",
-                        color="white" if np.isnan(z[i, j]) or z[i, j] < 65 else "black", fontsize=9)
+                if np.isnan(z[i, j]):
+                    ax.text(j, i, "not played", ha="center", va="center", color="0.4", fontsize=8)
+                else:
+                    ax.text(j, i, f"{z[i, j]:.1f}", ha="center", va="center",
+                            color="white" if z[i, j] < 65 else "black", fontsize=9)
         ax.set_xticks(range(len(ORDER)), [SHORT[b] for b in ORDER])
         ax.set_yticks(range(len(ORDER)), [SHORT[a] for a in ORDER])
         ax.set_xlabel("player 2")
@@ -207,6 +227,7 @@ def mini_exact(args) -> dict:
         t1 = time.perf_counter()
         plain = run_matrix(0.0, args.chunk, log)
         t_plain = time.perf_counter() - t1
+    literal = run_literal_expectimax(args.eps, args.chunk, log) if args.eps else None
     ident = identification(args.eps, args.chunk)
     total = time.perf_counter() - t0
     print()
@@ -217,6 +238,17 @@ def mini_exact(args) -> dict:
                                  "among the moves of best value)"))
     print()
     print(show_gaps(main, plain))
+    if literal:
+        print()
+        print("expectimax without equation (1)'s term (eps = 0; 'expmax0') against the "
+              "equation-(1) players, player 1 win %:")
+        print(f"{'':>27}{'P1 expmax0':>12}{'P2 expmax0':>12}{'(P1 expmax)':>13}{'(P2 expmax)':>13}")
+        for x in ORDER:
+            lit_p1, lit_p2 = literal[f"expectimax0:{x}"], literal[f"{x}:expectimax0"]
+            ref_p1, ref_p2 = main["cells"][f"expectimax:{x}"], main["cells"][f"{x}:expectimax"]
+            print(f"{'vs ' + LABEL[x]:>27}{100 * float(lit_p1):12.2f}{100 * float(lit_p2):12.2f}"
+                  f"{100 * float(ref_p1):13.2f}{100 * float(ref_p2):13.2f}")
+        print(f"{'expmax0 vs expmax0':>27}{100 * float(literal['expectimax0:expectimax0']):12.2f}")
     print()
     print("det. with correct inference vs expectimax: posterior all on the actual hand at its "
           "k-th decision: " + ", ".join(f"{k + 1}: {100 * v:.1f}%"
@@ -239,6 +271,12 @@ def mini_exact(args) -> dict:
         "identification_det_cor_vs_expectimax": ident,
         "seconds_total": round(total, 1),
     }
+    if literal:
+        out["expectimax_without_eq1_term"] = {
+            "note": "expectimax with eps = 0 ('expectimax0') against the equation-(1) players",
+            "player1_win": {k: float(v) for k, v in literal.items()},
+            "player1_win_exact": {k: f"{v.numerator}/{v.denominator}" for k, v in literal.items()},
+        }
     for key, m in (("eq1", main), ("plain", plain)):
         if m is None:
             continue
