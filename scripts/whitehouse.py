@@ -2,6 +2,12 @@
 """Whitehouse, Powley & Cowling (CIG 2011) experiments.
 
     python scripts/whitehouse.py mini-exact --json out.json --png out.png
+    python scripts/whitehouse.py mini-uct --deals 256 --repeats 1
+    python scripts/whitehouse.py dd-table1 --deals 8 --trees 10 --iterations 50
+    python scripts/whitehouse.py dd-table2 --deals 8 --repeats 2 --trees 10 --iterations 50
+
+The UCT experiments (``mini-uct``, ``dd-table1``, ``dd-table2``) are described in
+``scripts/whitehouse_uct.py`` and ``docs/search.md``.
 
 ``mini-exact``: the paper's figure 3, Mini Dou Di Zhu played exactly.  Every ordered pair of the
 five exact players (cheating minimax; determinized minimax without inference, with an incorrect
@@ -17,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -24,6 +31,9 @@ import numpy as np
 
 from cardjax.agents import mini_doudizhu_exact as mx
 from cardjax.cli import positive_int
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import whitehouse_uct  # noqa: E402  (this script's UCT subcommands)
 
 ORDER = ("cheat", "det", "det_inc", "det_cor", "expectimax")
 LABEL = {"cheat": "cheating minimax", "det": "det., no inference",
@@ -306,7 +316,10 @@ def main(argv=None):
     q.add_argument("--json", metavar="OUT", default=None)
     q.add_argument("--png", metavar="OUT", default=None, help="heat map of the matrices")
     q.add_argument("--quiet", action="store_true", help="no line per pairing")
+    whitehouse_uct.add_parsers(sub)
     args = p.parse_args(argv)
+    if args.command in whitehouse_uct.COMMANDS:
+        return whitehouse_uct.run(args)
     if not 0 <= args.eps < mx.EPS_MAX:
         p.error(f"--eps must be in [0, {mx.EPS_MAX:.4f}) (equation (1) must keep the minimax order)")
     return mini_exact(args)

@@ -1,4 +1,5 @@
-"""The UCT experiments of Whitehouse, Powley and Cowling (CIG 2011), one subcommand each.
+"""The UCT experiments of Whitehouse, Powley and Cowling (CIG 2011): ``scripts/whitehouse.py``'s
+subcommands ``mini-uct``, ``dd-table1`` and ``dd-table2``.
 
     python scripts/whitehouse.py mini-uct --deals 256 --repeats 1
     python scripts/whitehouse.py dd-table1 --deals 8 --trees 10 --iterations 50
@@ -17,8 +18,8 @@ every figure comes with its standard error over deals.
 
 from __future__ import annotations
 
-import argparse
 import json
+import os
 import sys
 
 import jax.numpy as jnp
@@ -130,12 +131,14 @@ def dd_table2(args) -> dict:
     return out
 
 
-def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    sub = p.add_subparsers(dest="experiment", required=True)
+COMMANDS = ("mini-uct", "dd-table1", "dd-table2")
+
+
+def add_parsers(sub) -> None:
+    """The UCT experiments' subcommands, for ``scripts/whitehouse.py``."""
     for name, deals, repeats in (("mini-uct", 8832, 10), ("dd-table1", 1000, 1),
                                  ("dd-table2", 1000, 40)):
-        e = sub.add_parser(name)
+        e = sub.add_parser(name, help=HELP[name])
         e.add_argument("--deals", type=positive_int, default=deals)
         e.add_argument("--repeats", type=positive_int, default=repeats,
                        help="plays of every deal")
@@ -149,25 +152,24 @@ def parse_args(argv=None):
         e.add_argument("--batch", type=positive_int, default=64, help="games played at once")
         e.add_argument("--json", default=None, help="also write the results to this file")
         e.add_argument("--no-progress", action="store_true")
-    return p.parse_args(argv)
 
 
-def main(argv=None) -> dict:
-    args = parse_args(argv)
-    run = {"mini-uct": mini_uct, "dd-table1": dd_table1, "dd-table2": dd_table2}
-    results = run[args.experiment](args)
-    report = {"experiment": args.experiment, "settings": {k: v for k, v in vars(args).items()
-                                                          if k not in ("json", "no_progress")},
-              "results": results, "paper": PAPER[args.experiment]}
+HELP = {"mini-uct": "Mini Dou Di Zhu: ISMCTS or determinized UCT as player 1",
+        "dd-table1": "Dou Dizhu table 1: cheating against determinized UCT by seat",
+        "dd-table2": "Dou Dizhu table 2: ISMCTS, determinized, cheating UCT landlords"}
+
+
+def run(args) -> dict:
+    experiment = {"mini-uct": mini_uct, "dd-table1": dd_table1, "dd-table2": dd_table2}
+    results = experiment[args.command](args)
+    settings = {k: v for k, v in vars(args).items() if k not in ("json", "no_progress")}
+    report = {"experiment": args.command, "settings": settings, "results": results,
+              "paper": PAPER[args.command]}
     print(json.dumps(report, indent=1))
     if args.json:
-        with open(args.json, "w") as f:
+        tmp = args.json + ".tmp"
+        with open(tmp, "w") as f:
             json.dump(report, f, indent=1)
+        os.replace(tmp, args.json)  # a half-written file never reads as valid
     sys.stdout.flush()
     return report
-
-
-if __name__ == "__main__":
-    from cardjax.cli import run_command
-
-    run_command(main)

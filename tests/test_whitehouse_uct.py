@@ -1,0 +1,118 @@
+"""arena.seat_match and the bookkeeping of the paper's UCT experiments (scripts/whitehouse.py
+mini-uct, dd-table1, dd-table2), with stand-in players so that nothing searches here."""
+
+from __future__ import annotations
+
+import json
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import cardjax
+from cardjax.core import Agent
+from cardjax.eval import arena
+import conftest
+
+FIRST = Agent("first", lambda p, k, s: jnp.argmax(s.legal_action_mask).astype(jnp.int32))
+LAST = Agent("last", lambda p, k, s: (s.legal_action_mask.shape[0] - 1
+                                      - jnp.argmax(s.legal_action_mask[::-1])).astype(jnp.int32))
+
+
+@pytest.fixture(scope="module")
+def mini():
+    return cardjax.make("mini_doudizhu")
+
+
+def test_seat_match_puts_a_at_its_seats(mini):
+    seats = lambda s: jnp.arange(2)[None, :] == 1  # A plays seat 1 only
+    got = arena.seat_match(mini, FIRST, LAST, seats, deals=3, seed=5, batch=2, repeats=2,
+                           progress=False)
+    assert got.shape == (3, 2, 2)
+    np.testing.assert_array_equal(got[:, 0], got[:, 1])  # deterministic players: same replays
+    np.testing.assert_allclose(got.sum(axis=2), 0.0)  # zero-sum
+    deal_key, _ = jax.random.split(jax.random.PRNGKey(5))
+    for d, key in enumerate(jax.random.split(deal_key, 3)):  # replay each deal step by step
+        s, total = mini.init(key), np.zeros(2)
+        while not bool(s.terminated):
+            player = FIRST if int(s.current_player) == 1 else LAST
+            s = mini.step(s, player.act(None, None, s))
+            total += np.asarray(s.rewards)
+        np.testing.assert_allclose(got[d, 0], total)
+
+
+def test_seat_match_refuses_empty_matches(mini):
+    with pytest.raises(ValueError, match="at least 1"):
+        arena.seat_match(mini, FIRST, LAST, lambda s: s, deals=0)
+
+
+@pytest.fixture
+def wh(monkeypatch):
+    """scripts/whitehouse.py with the search players replaced by stand-ins and seat_match by a
+    table of known outcomes: ``calls`` records (A, B, seats) of every match."""
+    module = conftest.load_script("scripts/whitehouse.py")
+    uct_mod = module.whitehouse_uct
+    calls = []
+    monkeypatch.setattr(uct_mod.agents, "get", lambda env, name, **kw: Agent(name, None))
+
+    def fake_match(env, a, b, seats, deals, seed, batch, repeats, progress=True):
+        states = uct_mod._deals(env, seed, deals)
+        mask = np.asarray(seats(states))
+        calls.append((a.name, b.name, mask))
+        # the side of A wins on even deals, B on odd ones; rewards +1 / -1 per seat
+        a_wins = (np.arange(deals) % 2 == 0)[:, None]
+        r = np.where(mask == a_wins, 1.0, -1.0)
+        if a.name == "cheat_uct":  # cheating wins every deal
+            r = np.where(mask, 1.0, -1.0)
+        return np.repeat(r[:, None, :], repeats, axis=1)
+
+    monkeypatch.setattr(uct_mod.arena, "seat_match", fake_match)
+    return module, calls
+
+
+def test_dd_table1_reads_the_seat_of_each_row(wh, tmp_path):
+    module, calls = wh
+    out = tmp_path / "t1.json"
+    report = module.main(["dd-table1", "--deals", "6", "--json", str(out), "--no-progress"])
+    assert json.loads(out.read_text()) == json.loads(json.dumps(report))
+    rows = report["results"]
+    # cheating wins everything; determinized (A = landlord) wins the even deals: the landlord
+    # 1/2, each peasant 1/2
+    for row in ("player 1", "player 2", "player 3", "players 2 and 3"):
+        assert rows[row]["cheating"]["win_rate"] == 1.0
+        assert rows[row]["determinized"]["win_rate"] == 0.5
+    env = cardjax.make("doudizhu")
+    landlord = np.asarray(module.whitehouse_uct._deals(env, 0, 6).landlord)
+    masks = {c[0] + str(c[2].sum(1)[0]): c[2] for c in calls}
+    both = [m for n, m in masks.items() if n == "cheat_uct2"][0]  # players 2 and 3
+    assert not both[np.arange(6), landlord].any() and both.sum(1).tolist() == [2] * 6
+    assert report["paper"]["player 3"] == {"cheating": 0.689, "determinized": 0.570}
+
+
+def test_dd_table2_splits_deals_by_the_cheating_gap(wh):
+    module, _ = wh
+    report = module.main(["dd-table2", "--deals", "8", "--repeats", "2", "--no-progress"])
+    res = report["results"]
+    assert res["all deals"]["cheat_uct"]["win_rate"] == 1.0
+    assert res["all deals"]["det_uct"]["win_rate"] == 0.5
+    # cheating - determinized per deal: 0 on the 4 even deals, 1 on the 4 odd ones
+    assert res["= 0"]["deals"] == 4 and res["> 0.75"]["deals"] == 4 and res["< 0"]["deals"] == 0
+    assert res["> 0.75"]["det_uct"]["win_rate"] == 0.0
+
+
+def test_mini_uct_reports_player_one(wh):
+    module, calls = wh
+    report = module.main(["mini-uct", "--deals", "4", "--repeats", "1", "--no-progress"])
+    assert [c[0] for c in calls] == ["ismcts", "det_uct"]
+    assert all((c[2] == [True, False]).all() for c in calls)  # A is the leader, seat 0
+    assert report["results"]["ismcts"]["win_rate"] == 0.5
+
+
+@pytest.mark.parametrize("argv", [["dd-table1", "--deals", "0"], ["mini-uct", "--trees", "x"],
+                                  ["dd-table3"]])
+def test_bad_flags_are_refused(wh, argv, capsys):
+    module, _ = wh
+    with pytest.raises(SystemExit):
+        module.main(argv)
+    assert "error" in capsys.readouterr().err
