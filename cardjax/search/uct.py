@@ -163,14 +163,15 @@ def _walk(env, cfg: Config, tree: Tree, world, key):
 
     Under ``vmap`` a loop whose end differs between games rewrites its whole carry at every
     step, so the tree is only read inside the loop: the availability counts go to a record of
-    each level's legal actions (with a child table) or ride in the loop (without one, where a
-    pass over the nodes is paid at every level anyway), and the new node is added after it."""
+    each level's legal children (with a child table; reading the table again after the loop
+    would make XLA copy it every iteration) or ride in the loop (without one, where a pass over
+    the nodes is paid at every level anyway), and the new node is added after it."""
     n_nodes = tree.parent.shape[0]
     table = tree.children is not None
     max_depth = env.max_steps + 1
     path = jnp.zeros(max_depth, jnp.int32)  # path[0] = 0, the root
-    if table:  # the legal words at each level walked through
-        record = jnp.zeros((max_depth, legal_words.num_words(env.num_actions)), jnp.uint32)
+    if table:  # the children legal at each level walked through (n_nodes: none)
+        record = jnp.full((max_depth, env.num_actions), n_nodes, jnp.int32)
     else:
         record = tree.avail
 
@@ -180,7 +181,7 @@ def _walk(env, cfg: Config, tree: Tree, world, key):
         ids, exists, acts = _candidates(tree, node)
         here = exists & _has(words, acts)  # the children legal in this world
         if table:
-            record = record.at[depth - 1].set(words)
+            record = record.at[depth - 1].set(jnp.where(here, ids, n_nodes))
             avail = tree.avail[ids] + here  # this iteration counts
         else:
             record = record.at[ids].add(here.astype(jnp.int32))
@@ -213,13 +214,9 @@ def _walk(env, cfg: Config, tree: Tree, world, key):
             world.terminated)
     s, _, path, depth, ret, record, a, expand, _ = jax.lax.while_loop(lambda c: ~c[-1], body, init)
 
-    if table:  # the children legal at each level of the path (the new node not yet among them)
-        walked = jnp.arange(max_depth) < depth - 1  # the levels moved on from
-        kids = tree.children[path]  # [D, A]
-        bits = jnp.right_shift(record[:, jnp.arange(env.num_actions) // legal_words.BITS],
-                               (jnp.arange(env.num_actions) % legal_words.BITS).astype(jnp.uint32))
-        inc = walked[:, None] & (kids >= 0) & (bits & 1).astype(bool)
-        avail = tree.avail.at[jnp.where(inc, kids, n_nodes)].add(1, mode="drop")
+    if table:  # the children legal at each level moved on from (the new node not among them)
+        walked = (jnp.arange(max_depth) < depth - 1)[:, None]
+        avail = tree.avail.at[jnp.where(walked, record, n_nodes)].add(1, mode="drop")
     else:
         avail = record
     new = jnp.where(expand, tree.num_nodes, n_nodes)  # writes to slot n_nodes are dropped
