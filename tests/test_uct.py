@@ -54,7 +54,7 @@ def test_batched_search_builds_the_reference_trees(request, name, game):
     env = request.getfixturevalue(game)
     cfg = CONFIGS[name]
     if game == "gongzhu":
-        cfg = cfg._replace(utility="score", k=30.0)
+        cfg = cfg._replace(utility="score", k=30.0, iterations=12)  # eager Gongzhu is slow
     state = _midgame(env, 3, 4 if game == "mini" else 40)
     key = jax.random.PRNGKey(7)
     got = _search(env, cfg)(state, key)
@@ -72,7 +72,7 @@ def test_batched_search_builds_the_reference_trees(request, name, game):
 
 
 def test_counts_add_up(mini):
-    cfg = uct.ismcts(iterations=300)
+    cfg = CONFIGS["ismcts"]  # compiled once for the reference test
     r = _search(mini, cfg)(_midgame(mini, 5, 2), jax.random.PRNGKey(1))
     t = jax.tree_util.tree_map(lambda x: np.asarray(x[0]), r.trees)
     n = int(t.num_nodes)
@@ -113,8 +113,8 @@ class _Clairvoyant:
 def test_determinized_uct_on_the_true_world_is_cheating_uct(mini):
     state, key = _midgame(mini, 4, 2), jax.random.PRNGKey(9)
     clair = _Clairvoyant(mini)
-    det = jax.jit(lambda s, k: uct.search(clair, uct.det_uct(3, 40), s, k))(state, key)
-    cheat = _search(mini, uct.cheat_uct(3, 40))(state, key)
+    det = jax.jit(lambda s, k: uct.search(clair, CONFIGS["det"], s, k))(state, key)
+    cheat = _search(mini, CONFIGS["cheat"])(state, key)
     np.testing.assert_array_equal(np.asarray(det.visits), np.asarray(cheat.visits))
     np.testing.assert_array_equal(np.asarray(det.trees.action), np.asarray(cheat.trees.action))
 
@@ -184,8 +184,8 @@ def test_search_players_are_agents_with_settings(mini):
 
 def test_child_table_and_node_pass_build_the_same_trees(mini, monkeypatch):
     # Dou Dizhu's many actions use the pass over the nodes; here both ways must agree exactly
-    state, key, cfg = _midgame(mini, 6, 2), jax.random.PRNGKey(4), uct.ismcts(iterations=60)
-    with_table = jax.jit(lambda s, k: uct.search(mini, cfg, s, k))(state, key)
+    state, key, cfg = _midgame(mini, 6, 2), jax.random.PRNGKey(4), CONFIGS["ismcts"]
+    with_table = _search(mini, cfg)(state, key)
     monkeypatch.setattr(uct, "TABLE_ACTIONS", 0)
     without = jax.jit(lambda s, k: uct.search(mini, cfg, s, k))(state, key)
     assert with_table.trees.children is not None and without.trees.children is None
