@@ -107,6 +107,8 @@ def test_mini_uct_reports_player_one(wh):
     assert [c[0] for c in calls] == ["ismcts", "det_uct"]
     assert all((c[2] == [True, False]).all() for c in calls)  # A is the leader, seat 0
     assert report["results"]["ismcts"]["win_rate"] == 0.5
+    assert report["results"]["ismcts - det_uct"]["difference"] == 0.0
+    assert report["results"]["per_deal"]["det_uct"] == [1.0, 0.0, 1.0, 0.0]
 
 
 @pytest.mark.parametrize("argv", [["dd-table1", "--deals", "0"], ["mini-uct", "--trees", "x"],
