@@ -28,6 +28,7 @@ import pytest
 import cardjax
 from cardjax import cards
 from cardjax.cli import use_compile_cache
+from cardjax.core import Agent
 
 # The commands' persistent compilation cache: the two workers and the commands the tests start
 # share what each compiled (CARDJAX_COMPILE_CACHE=off compiles everything in every process).
@@ -266,3 +267,19 @@ def assert_update_lowers_loss(train, state, role: int, batch) -> tuple:
     assert float(loss) == pytest.approx(before, rel=1e-5)
     assert float(train.loss(p2, batch, weights)) < before
     return p2, weights
+
+
+# ------------------------------------------------------------ deterministic stand-in players
+def lowest_legal(params, key, state):
+    """Deterministic: the legal action with the smallest id (a move, never pass while one exists)."""
+    return jnp.argmax(state.legal_action_mask).astype(jnp.int32)
+
+
+def highest_legal(params, key, state):
+    """Deterministic: the legal action with the largest id (pass whenever allowed)."""
+    n = state.legal_action_mask.shape[-1]
+    return (n - 1 - jnp.argmax(state.legal_action_mask[::-1])).astype(jnp.int32)
+
+
+LOW = Agent("low", lowest_legal)
+HIGH = Agent("high", highest_legal)

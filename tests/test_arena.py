@@ -90,19 +90,8 @@ def test_cli_rejects_bad_flags(argv, message, capsys):
 
 
 # ---------------------------------------------------------------------------------- Dou Dizhu
-def lowest_legal(params, key, state):
-    """Deterministic: the legal action with the smallest id (a move, never pass while one exists)."""
-    return jnp.argmax(state.legal_action_mask).astype(jnp.int32)
-
-
-def highest_legal(params, key, state):
-    """Deterministic: the legal action with the largest id (pass whenever allowed)."""
-    n = state.legal_action_mask.shape[-1]
-    return (n - 1 - jnp.argmax(state.legal_action_mask[::-1])).astype(jnp.int32)
-
-
-LOW = agents.Agent("low", lowest_legal)
-HIGH = agents.Agent("high", highest_legal)
+LOW, HIGH, lowest_legal, highest_legal = (conftest.LOW, conftest.HIGH, conftest.lowest_legal,
+                                             conftest.highest_legal)
 
 
 @pytest.fixture(scope="module")

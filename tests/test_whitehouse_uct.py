@@ -15,9 +15,7 @@ from cardjax.core import Agent
 from cardjax.eval import arena
 import conftest
 
-FIRST = Agent("first", lambda p, k, s: jnp.argmax(s.legal_action_mask).astype(jnp.int32))
-LAST = Agent("last", lambda p, k, s: (s.legal_action_mask.shape[0] - 1
-                                      - jnp.argmax(s.legal_action_mask[::-1])).astype(jnp.int32))
+FIRST, LAST = conftest.LOW, conftest.HIGH
 
 
 @pytest.fixture(scope="module")
