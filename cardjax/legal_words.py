@@ -70,7 +70,7 @@ def count(words: Array) -> Array:
 
 
 def contains(words: Array, action: Array) -> Array:
-    """bool: ``action`` (a valid id) is in the set."""
+    """bool[...]: each of ``action`` (valid ids, any shape) is in the set."""
     action = jnp.asarray(action, jnp.int32)
     w = words[action // BITS]
     return (jnp.right_shift(w, (action % BITS).astype(jnp.uint32)) & 1).astype(bool)

@@ -86,10 +86,10 @@ def _dd_roles(states, roles):
 
 
 def _deals(env, seed, deals):
+    """The initial states of the deals :func:`arena.seat_match` plays with ``seed``."""
     import jax
 
-    deal_key, _ = jax.random.split(jax.random.PRNGKey(seed))
-    return jax.vmap(env.init)(jax.random.split(deal_key, deals))
+    return jax.vmap(env.init)(arena.deal_keys(seed, deals))
 
 
 def dd_table1(args) -> dict:

@@ -110,6 +110,7 @@ from typing import Callable
 
 import numpy as np
 
+from cardjax.games import mini_doudizhu_solver as solver
 from cardjax.games.mini_doudizhu import (ACTION_COUNT, ACTION_RANK, FULL, HAND_SIZE, NUM_ACTIONS,
                                          NUM_MOVES, NUM_RANKS, PASS, _as_hand, _as_to_beat,
                                          action_str, hand_str, legal_mask, parse_action)
@@ -121,12 +122,12 @@ KITTY = 4  # cards dealt to nobody
 LEAD = NUM_MOVES  # slot 18 of the tables: the player to move leads
 
 # ---------------------------------------------------------------------------- hands and pairs
-# A hand is a rank-count vector (6,); hand codes are mixed radix over (5, 5, 5, 5, 2, 2).
-_RADIX = (FULL + 1).astype(np.int64)
-_HMUL = np.concatenate([[1], np.cumprod(_RADIX[:-1])]).astype(np.int64)
-NUM_CODES = int(np.prod(_RADIX))  # 2500
-HANDS = ((np.arange(NUM_CODES)[:, None] // _HMUL) % _RADIX).astype(np.int8)  # code -> counts
+# A hand is a rank-count vector (6,); its code is the solver's (mixed radix over 5,5,5,5,2,2).
+_RADIX, _HMUL = solver.HAND_RADIX, solver.HAND_CODE_WEIGHTS
+NUM_CODES = solver.NUM_HAND_CODES  # 2500
+HANDS = solver.ALL_HANDS.astype(np.int8)  # code -> counts
 HANDS.setflags(write=False)
+hand_code = solver.hand_codes
 
 # A position of two disjoint hands (x, y), x + y <= FULL, has a pair index: per rank, the
 # (x_r, y_r) combinations with x_r + y_r <= FULL_r (15 for 1..4, 3 for the jokers).
@@ -173,16 +174,13 @@ def pair_index(x, y) -> np.ndarray:
     return out
 
 
-def hand_code(hand) -> np.ndarray:
-    return np.asarray(hand).astype(np.int64) @ _HMUL
-
-
 _MOVE_VEC = np.zeros((NUM_ACTIONS, NUM_RANKS), np.int8)  # the cards of each action
 for _a in range(NUM_MOVES):
     _MOVE_VEC[_a, ACTION_RANK[_a]] = ACTION_COUNT[_a]
-# the moves that beat each move (same count, higher rank); LEAD: every move
-_BEATS = [[a for a in range(NUM_MOVES) if ACTION_COUNT[a] == ACTION_COUNT[s]
-           and ACTION_RANK[a] > ACTION_RANK[s]] for s in range(NUM_MOVES)] + [list(range(NUM_MOVES))]
+# the moves that may answer each move (LEAD: every move), by the env's rule: what a hand holding
+# every card may play, pass aside
+_BEATS = [np.flatnonzero(legal_mask(FULL, s, xp=np)[:NUM_MOVES]).tolist()
+          for s in list(range(NUM_MOVES)) + [-1]]
 _COMB = np.array([[math.comb(n, k) for k in range(5)] for n in range(5)], np.int64)
 
 
@@ -671,11 +669,9 @@ def _replay(player, hand, history, other_hand, opponent):
     tb = -1
     for i, a in enumerate(hist):
         p = i % 2
-        if a == PASS:
-            if tb < 0:
-                raise ValueError(f"history[{i}]: a leader may not pass")
-        elif tb >= 0 and not (ACTION_COUNT[a] == ACTION_COUNT[tb] and ACTION_RANK[a] > ACTION_RANK[tb]):
-            raise ValueError(f"history[{i}]: {action_str(a)} does not beat {action_str(tb)}")
+        if not legal_mask(FULL, tb, xp=np)[a]:  # the env's rule, whatever the hand
+            raise ValueError(f"history[{i}]: a leader may not pass" if tb < 0 else
+                             f"history[{i}]: {action_str(a)} does not beat {action_str(tb)}")
         if hands[p] is not None:
             if not legal_mask(hands[p], tb, xp=np)[a]:
                 raise ValueError(f"history[{i}]: {action_str(a)} is not legal for {hand_str(hands[p])}")
@@ -760,8 +756,6 @@ def play(p1, p2, hands, chunk: int = 1104, on_act=None) -> np.ndarray:
 def deals():
     """``(hands int8 (8832, 2, 6), counts int64 (8832,), total)``: every distinct deal, the
     number of ways to deal it (the solver's order) and the number of dealings."""
-    from cardjax.games import mini_doudizhu_solver as solver
-
     hands, _, _ = solver.solve()
     counts = np.array([solver.deal_count(h) for h in hands], np.int64)
     assert counts.sum() == solver.NUM_DEALINGS

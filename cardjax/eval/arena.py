@@ -263,6 +263,11 @@ def compile_matches(env, a: Agent, opponents, deals: int, seed: int = 0,
                         compile_only=True)
 
 
+def deal_keys(seed: int, deals: int) -> jax.Array:
+    """The keys of the ``deals`` deals a match with ``seed`` plays (``env.init`` of each)."""
+    return jax.random.split(jax.random.split(jax.random.PRNGKey(seed))[0], deals)
+
+
 def seat_match(env, a: Agent, b: Agent, seats: Callable, deals: int, seed: int = 0,
                batch: int = 128, repeats: int = 1, progress: bool = True) -> np.ndarray:
     """Rewards float[deals, repeats, P] summed over each game, A at the seats
@@ -274,8 +279,8 @@ def seat_match(env, a: Agent, b: Agent, seats: Callable, deals: int, seed: int =
     if deals < 1 or repeats < 1 or batch < 1:
         raise ValueError(f"deals, repeats and batch must be at least 1; got {deals}, {repeats}, "
                          f"{batch}")
-    deal_key, play_key = jax.random.split(jax.random.PRNGKey(seed))
-    keys = jnp.repeat(jax.random.split(deal_key, deals), repeats, axis=0)  # deal-major
+    _, play_key = jax.random.split(jax.random.PRNGKey(seed))
+    keys = jnp.repeat(deal_keys(seed, deals), repeats, axis=0)  # deal-major
     play = make_play(env, a, b)
     total, rows = [], keys.shape[0]
     batch = min(batch, rows)
@@ -336,19 +341,18 @@ def duplicate_match(env, a: Agent, b: Agent, deals: int, seed: int = 0, batch: i
         raise ValueError(f"batch must be at least 1, got {batch}")
     plan = scheme(env)
     batch = min(batch, deals)
-    key = jax.random.PRNGKey(seed)
-    deal_key, play_key = jax.random.split(key)
-    deal_keys = jax.random.split(deal_key, deals)
+    _, play_key = jax.random.split(jax.random.PRNGKey(seed))
+    keys_of_deals = deal_keys(seed, deals)
     play = make_play(env, a, b, plan.outcome)
     scores = []  # [games, n] per chunk
     outcomes = []  # per chunk: the scheme's outcome arrays, [games, n] each
     bar = tqdm(total=deals, desc=f"{a.name} vs {b.name}", unit="deal", file=sys.stderr,
                disable=not progress or compile_only)
     for start in range(0, deals, batch):
-        keys = deal_keys[start:start + batch]
+        keys = keys_of_deals[start:start + batch]
         n = keys.shape[0]
         if n < batch:  # pad to the compiled batch size; the padding is dropped below
-            keys = jnp.concatenate([keys, deal_keys[:batch - n]])
+            keys = jnp.concatenate([keys, keys_of_deals[:batch - n]])
         dup = duplicate_states(env, keys)
         if compile_only:
             play.lower(dup.states, dup.a_seats, jax.random.fold_in(play_key, start), a.params,

@@ -21,15 +21,20 @@ from cardjax.games.mini_doudizhu import (FULL, HAND_SIZE, NUM_ACTIONS, NUM_CARDS
                                          hand_str, legal_mask)
 
 # A hand is encoded as a small integer: mixed radix over the ranks (5, 5, 5, 5, 2, 2).
-_RADIX = (FULL + 1).astype(np.int64)
-_MUL = np.concatenate([[1], np.cumprod(_RADIX[:-1])]).astype(np.int64)  # 1 5 25 125 625 1250
-NUM_HAND_CODES = int(np.prod(_RADIX))  # 2500
+HAND_RADIX = (FULL + 1).astype(np.int64)
+HAND_CODE_WEIGHTS = np.concatenate([[1], np.cumprod(HAND_RADIX[:-1])]).astype(np.int64)  # 1 5 25 125 625 1250
+NUM_HAND_CODES = int(np.prod(HAND_RADIX))  # 2500
 _NUM_TO_BEAT = NUM_MOVES + 1  # slot 18 = leading
-_ALL_HANDS = (np.arange(NUM_HAND_CODES)[:, None] // _MUL) % _RADIX  # code -> counts (2500, 6)
+ALL_HANDS = (np.arange(NUM_HAND_CODES)[:, None] // HAND_CODE_WEIGHTS) % HAND_RADIX  # code -> counts (2500, 6)
 
 
 def hand_code(hand) -> int:
-    return int(np.dot(np.asarray(hand, np.int64), _MUL))
+    return int(hand_codes(hand))
+
+
+def hand_codes(hands) -> np.ndarray:
+    """int64[...]: the codes of hands given as rank counts int[..., 6]."""
+    return np.asarray(hands).astype(np.int64) @ HAND_CODE_WEIGHTS
 
 
 @functools.lru_cache(maxsize=None)
@@ -39,9 +44,9 @@ def _move_tables():
     codes = np.arange(NUM_HAND_CODES)
     to_beat = np.arange(_NUM_TO_BEAT) % _NUM_TO_BEAT
     to_beat = np.where(to_beat == NUM_MOVES, -1, to_beat)
-    mask = legal_mask(_ALL_HANDS[:, None, :], to_beat[None, :], xp=np)  # (2500, 19, 19)
-    after = apply_action(_ALL_HANDS[:, None, :], np.arange(NUM_ACTIONS)[None, :], xp=np)
-    after_code = after @ _MUL  # (2500, 19)
+    mask = legal_mask(ALL_HANDS[:, None, :], to_beat[None, :], xp=np)  # (2500, 19, 19)
+    after = apply_action(ALL_HANDS[:, None, :], np.arange(NUM_ACTIONS)[None, :], xp=np)
+    after_code = after @ HAND_CODE_WEIGHTS  # (2500, 19)
     assert (after_code[codes, PASS] == codes).all()
     return mask, after_code
 
@@ -157,7 +162,7 @@ def _solve_cached():
     counts = [deal_count(h) for h in hands]
     probs = np.array(counts, np.float64) / NUM_DEALINGS
     solver = _solver()
-    codes = hands.astype(np.int64) @ _MUL
+    codes = hands.astype(np.int64) @ HAND_CODE_WEIGHTS
     values = np.array(
         [1 if solver.wins(int(a), int(b), NUM_MOVES) else -1 for a, b in codes], np.int8
     )

@@ -143,12 +143,6 @@ def team_share(env, state) -> Array:
     return same / jnp.sum(same, axis=1, keepdims=True)
 
 
-def _has(words: Array, actions: Array) -> Array:
-    """bool[N]: each of ``actions`` (valid ids) is in the packed set."""
-    w = words[actions // legal_words.BITS]
-    return (jnp.right_shift(w, (actions % legal_words.BITS).astype(jnp.uint32)) & 1).astype(bool)
-
-
 def _without(words: Array, actions: Array, drop: Array) -> Array:
     """``words`` less the ``actions`` where ``drop`` (distinct actions among the dropped)."""
     bit = jnp.left_shift(jnp.uint32(1), (actions % legal_words.BITS).astype(jnp.uint32))
@@ -179,7 +173,7 @@ def _walk(env, cfg: Config, tree: Tree, world, key):
         s, node, path, depth, ret, record, _, _, _ = c
         words = env.legal_words(s)
         ids, exists, acts = _candidates(tree, node)
-        here = exists & _has(words, acts)  # the children legal in this world
+        here = exists & legal_words.contains(words, acts)  # the children legal in this world
         if table:
             record = record.at[depth - 1].set(jnp.where(here, ids, n_nodes))
             avail = tree.avail[ids] + here  # this iteration counts
