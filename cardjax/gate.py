@@ -42,6 +42,23 @@ def _broadcast(size, in_batched, tree):
                               for x, b in zip(leaves, flags)])
 
 
+def _on_rows(fn, rows, args, out, cap: int):
+    """``out`` with the rows where ``rows`` (bool[N]) holds replaced by batched ``fn`` of those
+    rows of ``args``, gathered ``cap`` rows at a time (as many passes as needed, often none)."""
+    n = rows.shape[0]
+    idx = jnp.nonzero(rows, size=-(-n // cap) * cap, fill_value=n)[0]  # the rows first
+    count = jnp.sum(rows, dtype=jnp.int32)
+
+    def chunk(carry):
+        i, out = carry
+        at = jax.lax.dynamic_slice_in_dim(idx, i * cap, cap)
+        sub = jax.tree_util.tree_map(lambda x: x[jnp.minimum(at, n - 1)], args)
+        out = jax.tree_util.tree_map(lambda o, v: o.at[at].set(v, mode="drop"), out, fn(*sub))
+        return i + 1, out
+
+    return jax.lax.while_loop(lambda c: c[0] * cap < count, chunk, (jnp.int32(0), out))[1]
+
+
 def _batched(f, g, share):
     """The batched call: ``pred`` bool[N], every leaf of ``args`` with a leading axis N."""
 
@@ -52,21 +69,7 @@ def _batched(f, g, share):
         n = pred.shape[0]
         if n == 1:
             return jax.lax.cond(pred[0], jax.vmap(f), jax.vmap(g), *args)
-        cap = max(1, n // share)
-        idx = jnp.nonzero(pred, size=-(-n // cap) * cap, fill_value=n)[0]  # needy games first
-        count = jnp.sum(pred, dtype=jnp.int32)
-
-        def chunk(carry):
-            i, out = carry
-            at = jax.lax.dynamic_slice_in_dim(idx, i * cap, cap)
-            sub = jax.tree_util.tree_map(lambda x: x[jnp.minimum(at, n - 1)], args)
-            got = jax.vmap(f)(*sub)
-            out = jax.tree_util.tree_map(lambda o, v: o.at[at].set(v, mode="drop"), out, got)
-            return i + 1, out
-
-        _, out = jax.lax.while_loop(lambda c: c[0] * cap < count, chunk,
-                                    (jnp.int32(0), jax.vmap(g)(*args)))
-        return out
+        return _on_rows(jax.vmap(f), pred, args, jax.vmap(g)(*args), max(1, n // share))
 
     @custom_vmap
     def call(pred, args):
@@ -125,20 +128,6 @@ def either(pred, f, g, *args, parts: int = 4):
         cap = max(1, -(-n // parts))
         out = jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype),
                                      jax.eval_shape(f, *args))
-        for fn, rows in ((f, pred), (g, ~pred)):
-            idx = jnp.nonzero(rows, size=-(-n // cap) * cap, fill_value=n)[0]
-            count = jnp.sum(rows, dtype=jnp.int32)
-
-            def chunk(carry, fn=fn, idx=idx):
-                i, out = carry
-                at = jax.lax.dynamic_slice_in_dim(idx, i * cap, cap)
-                sub = jax.tree_util.tree_map(lambda x: x[jnp.minimum(at, n - 1)], args)
-                got = fn(*sub)
-                out = jax.tree_util.tree_map(lambda o, v: o.at[at].set(v, mode="drop"), out, got)
-                return i + 1, out
-
-            _, out = jax.lax.while_loop(lambda c, count=count: c[0] * cap < count, chunk,
-                                        (jnp.int32(0), out))
-        return out
+        return _on_rows(g, ~pred, args, _on_rows(f, pred, args, out, cap), cap)
 
     return jax.lax.platform_dependent(pred, args, cpu=sparse, default=select_all)
