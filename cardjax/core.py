@@ -103,6 +103,13 @@ class Env:
         finished = state.replace(rewards=jnp.zeros_like(state.rewards))
         return _select(state.terminated, finished, nxt)
 
+    def move_groups(self):
+        """NumPy int[num_actions] or None: for the moves a search may choose in two steps (main
+        cards, then kickers: the paper's move grouping, :mod:`cardjax.search.move_groups`), the
+        id of each move's group, ``0 .. G-1``; -1 for the moves chosen in one.  None: no such
+        moves in this game."""
+        return None
+
     def seat_teams(self, state) -> Array:
         """int32[num_players]: the team of every seat in ``state`` (``self.teams`` unless the
         game's teams depend on the state, as Dou Dizhu's landlord does)."""

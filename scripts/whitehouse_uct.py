@@ -1,9 +1,10 @@
 """The UCT experiments of Whitehouse, Powley and Cowling (CIG 2011): ``scripts/whitehouse.py``'s
-subcommands ``mini-uct``, ``dd-table1`` and ``dd-table2``.
+subcommands ``mini-uct``, ``dd-table1``, ``dd-table2`` and ``dd-grouping``.
 
     python scripts/whitehouse.py mini-uct --deals 256 --repeats 1
     python scripts/whitehouse.py dd-table1 --deals 8 --trees 10 --iterations 50
     python scripts/whitehouse.py dd-table2 --deals 8 --repeats 2 --trees 10 --iterations 50
+    python scripts/whitehouse.py dd-grouping --deals 8 --ismcts-iterations 300
 
 ``mini-uct``: Mini Dou Di Zhu, player 1 (the leader) information-set UCT (4,000 iterations) or
 determinized UCT (20 trees x 200) against player 2 determinized UCT (20 x 200); the paper: 67.2%
@@ -11,9 +12,12 @@ and 62.7% for player 1.  ``dd-table1``: Dou Dizhu, the win rate of player 1 (the
 player 2, player 3 and players 2 and 3 when they use cheating UCT instead of determinized UCT,
 everyone else determinized UCT (the paper's table 1).  ``dd-table2``: Dou Dizhu, the landlord's
 win rate as information-set, determinized and cheating UCT against determinized peasants, overall
-and on the deals where cheating beats determinized UCT by at least a threshold (table 2).  The
-defaults are the paper's settings (40 x 250; 10,000 iterations; k = 1; wins as the reward);
-every figure comes with its standard error over deals.
+and on the deals where cheating beats determinized UCT by at least a threshold (table 2).
+``dd-grouping``: the paper's move grouping (section III.A) on and off: the branching factor of
+the landlord's first decision, and the landlord's win rate as information-set UCT with and
+without it against determinized peasants on the same deals.  The defaults are the paper's
+settings (40 x 250; 10,000 iterations; k = 1; wins as the reward; moves with kickers grouped:
+``--group-moves false`` turns it off); every figure comes with its standard error over deals.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import numpy as np
 
 import cardjax
 from cardjax import agents
-from cardjax.cli import positive_int
+from cardjax.cli import boolean, positive_int
 from cardjax.eval import arena
 
 PAPER = {  # win rates: mini-uct table in the text (section VII.E), tables 1 and 2
@@ -43,6 +47,8 @@ PAPER = {  # win rates: mini-uct table in the text (section VII.E), tables 1 and
                   "> 0.25": {"det_uct": 0.316, "ismcts": 0.384, "deals": 166},
                   "> 0.5": {"det_uct": 0.204, "ismcts": 0.350, "deals": 12},
                   "> 0.75": {"det_uct": 0.150, "ismcts": 0.950, "deals": 1}},
+    "dd-grouping": {"first decision branching": {"grouped": "typically 20 to 70",
+                                                 "ungrouped": "often above 300"}},
 }
 # table 2's rows: deals by cheating UCT's landlord win rate minus determinized UCT's
 THRESHOLDS = {"< 0": lambda g: g < 0, "= 0": lambda g: g == 0, "> 0": lambda g: g > 0,
@@ -94,8 +100,9 @@ def _deals(env, seed, deals):
 
 def dd_table1(args) -> dict:
     env = cardjax.make("doudizhu")
-    cheat = agents.get(env, "cheat_uct", trees=args.trees, iterations=args.iterations)
-    det = agents.get(env, "det_uct", trees=args.trees, iterations=args.iterations)
+    g = args.group_moves
+    cheat = agents.get(env, "cheat_uct", trees=args.trees, iterations=args.iterations, group_moves=g)
+    det = agents.get(env, "det_uct", trees=args.trees, iterations=args.iterations, group_moves=g)
     states = _deals(env, args.seed, args.deals)
     landlord = np.asarray(states.landlord)
     rows = {"player 1": (0,), "player 2": (1,), "player 3": (2,), "players 2 and 3": (1, 2)}
@@ -114,11 +121,13 @@ def dd_table1(args) -> dict:
 
 def dd_table2(args) -> dict:
     env = cardjax.make("doudizhu")
-    det = agents.get(env, "det_uct", trees=args.trees, iterations=args.iterations)
-    players = {"ismcts": agents.get(env, "ismcts", iterations=args.ismcts_iterations, k=args.k),
+    g = args.group_moves
+    det = agents.get(env, "det_uct", trees=args.trees, iterations=args.iterations, group_moves=g)
+    players = {"ismcts": agents.get(env, "ismcts", iterations=args.ismcts_iterations, k=args.k,
+                                    group_moves=g),
                "det_uct": det,
                "cheat_uct": agents.get(env, "cheat_uct", trees=args.trees,
-                                       iterations=args.iterations)}
+                                       iterations=args.iterations, group_moves=g)}
     states = _deals(env, args.seed, args.deals)
     landlord = np.asarray(states.landlord)
     wins = {}
@@ -135,13 +144,43 @@ def dd_table2(args) -> dict:
     return out
 
 
-COMMANDS = ("mini-uct", "dd-table1", "dd-table2")
+def dd_grouping(args) -> dict:
+    import jax
+
+    from cardjax import legal_words
+    from cardjax.search import move_groups
+
+    env = cardjax.make("doudizhu")
+    grouped = move_groups.Grouped(env)
+    states = _deals(env, args.seed, args.deals)  # the landlord leads: its first decision
+    flat = jax.vmap(lambda s: legal_words.count(env.legal_words(s)))(states)
+    two = jax.vmap(lambda s: legal_words.count(grouped.legal_words(grouped.wrap(s))))(states)
+    out = {"first decision branching": {
+        name: {"mean": float(np.mean(b)), "median": float(np.median(b)), "max": int(np.max(b)),
+               "share > 300": float(np.mean(np.asarray(b) > 300))}
+        for name, b in (("ungrouped", flat), ("grouped", two))}}
+    det = agents.get(env, "det_uct", trees=args.trees, iterations=args.iterations,
+                     group_moves=args.group_moves)
+    landlord = np.asarray(states.landlord)
+    wins = {}
+    for name, g in (("ismcts grouped", True), ("ismcts ungrouped", False)):
+        p = agents.get(env, "ismcts", iterations=args.ismcts_iterations, k=args.k, group_moves=g)
+        r = arena.seat_match(env, p, det, lambda s: _dd_roles(s, (0,)), args.deals, args.seed,
+                             args.batch, args.repeats, progress=not args.no_progress)
+        wins[name] = np.take_along_axis(r, landlord[:, None, None], axis=2)[..., 0] > 0
+    out["landlord win rate"] = {n: _rate(w) for n, w in wins.items()}
+    diff = _rate(wins["ismcts grouped"].astype(float) - wins["ismcts ungrouped"])
+    out["grouped - ungrouped"] = {"difference": diff["win_rate"], "stderr": diff["stderr"]}
+    return out
+
+
+COMMANDS = ("mini-uct", "dd-table1", "dd-table2", "dd-grouping")
 
 
 def add_parsers(sub) -> None:
     """The UCT experiments' subcommands, for ``scripts/whitehouse.py``."""
     for name, deals, repeats in (("mini-uct", 8832, 10), ("dd-table1", 1000, 1),
-                                 ("dd-table2", 1000, 40)):
+                                 ("dd-table2", 1000, 40), ("dd-grouping", 1000, 1)):
         e = sub.add_parser(name, help=HELP[name])
         e.add_argument("--deals", type=positive_int, default=deals)
         e.add_argument("--repeats", type=positive_int, default=repeats,
@@ -152,6 +191,10 @@ def add_parsers(sub) -> None:
                        help="iterations per tree of cheating / determinized UCT")
         e.add_argument("--ismcts-iterations", type=positive_int, default=4000 if mini else 10000)
         e.add_argument("--k", type=float, default=1.0, help="ISMCTS exploration constant")
+        if not mini:
+            e.add_argument("--group-moves", type=boolean, default=True, metavar="BOOL",
+                           help="choose moves with kickers in two tree levels (the paper's; "
+                                "dd-grouping: for the peasants)")
         e.add_argument("--seed", type=int, default=0)
         e.add_argument("--batch", type=positive_int, default=64, help="games played at once")
         e.add_argument("--json", default=None, help="also write the results to this file")
@@ -160,11 +203,13 @@ def add_parsers(sub) -> None:
 
 HELP = {"mini-uct": "Mini Dou Di Zhu: ISMCTS or determinized UCT as player 1",
         "dd-table1": "Dou Dizhu table 1: cheating against determinized UCT by seat",
-        "dd-table2": "Dou Dizhu table 2: ISMCTS, determinized, cheating UCT landlords"}
+        "dd-table2": "Dou Dizhu table 2: ISMCTS, determinized, cheating UCT landlords",
+        "dd-grouping": "Dou Dizhu: move grouping on and off (branching factor, strength)"}
 
 
 def run(args) -> dict:
-    experiment = {"mini-uct": mini_uct, "dd-table1": dd_table1, "dd-table2": dd_table2}
+    experiment = {"mini-uct": mini_uct, "dd-table1": dd_table1, "dd-table2": dd_table2,
+                  "dd-grouping": dd_grouping}
     results = experiment[args.command](args)
     settings = {k: v for k, v in vars(args).items() if k not in ("json", "no_progress")}
     report = {"experiment": args.command, "settings": settings, "results": results,

@@ -1,5 +1,5 @@
 """arena.seat_match and the bookkeeping of the paper's UCT experiments (scripts/whitehouse.py
-mini-uct, dd-table1, dd-table2), with stand-in players so that nothing searches here."""
+mini-uct, dd-table1, dd-table2, dd-grouping), with stand-in players so that nothing searches here."""
 
 from __future__ import annotations
 
@@ -52,12 +52,13 @@ def wh(monkeypatch):
     module = conftest.load_script("scripts/whitehouse.py")
     uct_mod = module.whitehouse_uct
     calls = []
-    monkeypatch.setattr(uct_mod.agents, "get", lambda env, name, **kw: Agent(name, None))
+    # a stand-in keeps its settings as its params
+    monkeypatch.setattr(uct_mod.agents, "get", lambda env, name, **kw: Agent(name, None, kw))
 
     def fake_match(env, a, b, seats, deals, seed, batch, repeats, progress=True):
         states = uct_mod._deals(env, seed, deals)
         mask = np.asarray(seats(states))
-        calls.append((a.name, b.name, mask))
+        calls.append((a.name, b.name, mask, a.params, b.params))
         # the side of A wins on even deals, B on odd ones; rewards +1 / -1 per seat
         a_wins = (np.arange(deals) % 2 == 0)[:, None]
         r = np.where(mask == a_wins, 1.0, -1.0)
@@ -109,8 +110,30 @@ def test_mini_uct_reports_player_one(wh):
     assert report["results"]["per_deal"]["det_uct"] == [1.0, 0.0, 1.0, 0.0]
 
 
+def test_dd_grouping_compares_grouped_and_ungrouped_landlords(wh):
+    module, calls = wh
+    report = module.main(["dd-grouping", "--deals", "6", "--ismcts-iterations", "30",
+                          "--no-progress"])
+    res = report["results"]
+    assert [(c[0], c[3]["group_moves"], c[3]["iterations"], c[4]["group_moves"]) for c in calls] == [
+        ("ismcts", True, 30, True), ("ismcts", False, 30, True)]
+    assert res["landlord win rate"]["ismcts grouped"]["win_rate"] == 0.5
+    assert res["grouped - ungrouped"]["difference"] == 0.0
+    # counted on the real deals: grouping can only shrink the first decision
+    b = res["first decision branching"]
+    assert 0 < b["grouped"]["mean"] < b["ungrouped"]["mean"]
+    assert b["grouped"]["max"] <= b["ungrouped"]["max"]
+
+
+def test_dd_tables_pass_group_moves(wh):
+    module, calls = wh
+    module.main(["dd-table2", "--deals", "2", "--repeats", "1", "--group-moves", "false",
+                 "--no-progress"])
+    assert all(c[3]["group_moves"] is False and c[4]["group_moves"] is False for c in calls)
+
+
 @pytest.mark.parametrize("argv", [["dd-table1", "--deals", "0"], ["mini-uct", "--trees", "x"],
-                                  ["dd-table3"]])
+                                  ["dd-table3"], ["dd-grouping", "--group-moves", "maybe"]])
 def test_bad_flags_are_refused(wh, argv, capsys):
     module, _ = wh
     with pytest.raises(SystemExit):

@@ -2,16 +2,19 @@
 
 ``cheat_uct`` (sees every hand: an upper bound, not a fair player), ``det_uct`` and ``ismcts``;
 their settings are keyword options of :func:`cardjax.agents.get` (``iterations``, ``trees``,
-``k``, ``utility``, ``playout``), e.g. ``get(env, "ismcts", iterations=2000, playout="rule")``.
-``playout`` names a baseline that plays the simulations (default ``random``).  Defaults follow
+``k``, ``utility``, ``playout``, ``group_moves``), e.g. ``get(env, "ismcts", iterations=2000,
+playout="rule")``.  ``playout`` names a baseline that plays the simulations (default ``random``);
+``group_moves=True`` chooses a move with kickers in two tree levels, main cards then kickers
+(:mod:`cardjax.search.move_groups`; Dou Dizhu).  Defaults follow
 the paper for the Dou Dizhu family (wins, ``k = 1``, 40 x 250 and 10,000 iterations, reduced
 where a game is slow: see :data:`DEFAULTS`); Gongzhu and Tractor search on points / levels.
 """
 
 from __future__ import annotations
 
+from cardjax.cli import boolean
 from cardjax.core import Agent
-from cardjax.search import uct
+from cardjax.search import move_groups, uct
 
 # Per game: the utility searched and its exploration constant (a scale in that utility).
 DEFAULTS = {
@@ -21,22 +24,36 @@ DEFAULTS = {
 _PAPER = dict(utility="win", k=1.0)
 
 
-def _config(env, kind: str, options: dict) -> tuple[uct.Config, str]:
+def _flag(value, name: str) -> bool:
+    if isinstance(value, str):
+        try:
+            return boolean(value)
+        except Exception:
+            raise ValueError(f"{name} must be true or false, got {value!r}") from None
+    if value not in (True, False, 0, 1):
+        raise ValueError(f"{name} must be true or false, got {value!r}")
+    return bool(value)
+
+
+def _config(env, kind: str, options: dict) -> tuple[uct.Config, str, bool]:
     opts = dict(DEFAULTS.get(env.name, _PAPER))
     opts.update(options)
     playout = opts.pop("playout", "random")
+    grouped = _flag(opts.pop("group_moves", False), "group_moves")
     known = {"iterations", "trees", "k", "utility"}
     unknown = set(opts) - known
     if unknown:
         raise ValueError(f"unknown setting(s) {', '.join(sorted(unknown))} for {kind}; "
-                         f"settings: {', '.join(sorted(known | {'playout'}))}")
+                         f"settings: {', '.join(sorted(known | {'playout', 'group_moves'}))}")
+    if grouped and env.move_groups() is None:
+        raise ValueError(f"group_moves: {env.name} has no moves with kickers to group")
     if kind == "ismcts":
-        return uct.ismcts(**opts), playout
-    return getattr(uct, kind)(**opts), playout
+        return uct.ismcts(**opts), playout, grouped
+    return getattr(uct, kind)(**opts), playout, grouped
 
 
 def _make(kind: str, env, **options) -> Agent:
-    cfg, playout = _config(env, kind, options)
+    cfg, playout, grouped = _config(env, kind, options)
     policy, params = None, None
     if playout != "random":
         from cardjax import agents
@@ -45,7 +62,8 @@ def _make(kind: str, env, **options) -> Agent:
             raise ValueError(f"playout must be a baseline, not a search player ({playout!r})")
         base = agents.get(env, playout)
         policy, params = base.act, base.params
-    return Agent(kind, uct.make_act(env, cfg, policy=policy), params)
+    make_act = move_groups.make_act if grouped else uct.make_act
+    return Agent(kind, make_act(env, cfg, policy=policy), params)
 
 
 def make_cheat_uct(env, **options) -> Agent:

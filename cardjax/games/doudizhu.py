@@ -268,6 +268,11 @@ class DouDizhu(Env):
     def _all_legal(self, state: State) -> State:
         return state.replace(legal_words=legal_words.full(self.num_actions, NUM_WORDS))
 
+    def move_groups(self) -> np.ndarray:
+        """Moves with kickers by main group (:data:`moves.KICKER_GROUP`); bids are not grouped."""
+        return np.concatenate([moves.KICKER_GROUP,
+                               np.full(self.num_actions - NUM_MOVES, -1, np.int32)])
+
     def seat_teams(self, state: State) -> Array:
         # Landlord (team 0) against the peasants; during the auction, seat 0's view.
         return jnp.where(jnp.arange(NUM_PLAYERS) == jnp.maximum(state.landlord, 0), 0, 1)

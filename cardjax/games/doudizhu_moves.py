@@ -177,6 +177,24 @@ for _a in (COUNTS, TYPE, MAIN_RANK, LENGTH):
     _a.setflags(write=False)
 
 
+def _kicker_groups() -> np.ndarray:
+    """int32[A]: for a move with kickers, the id of its main group (type, length and main rank:
+    e.g. every ``333`` + solo is one group); -1 for the other moves."""
+    kicked = np.isin(TYPE, (TRIO_SOLO, TRIO_PAIR, PLANE_SOLO, PLANE_PAIR, FOUR_TWO_SOLO,
+                            FOUR_TWO_PAIR))
+    keys = np.stack([TYPE, LENGTH, MAIN_RANK], axis=1).astype(np.int32)
+    _, first_seen = np.unique(keys[kicked], axis=0, return_inverse=True)
+    groups = np.full(len(TYPE), -1, np.int32)
+    groups[kicked] = first_seen.reshape(-1)
+    return groups
+
+
+# The paper's move grouping: a move with kickers chosen as its main cards, then its kickers
+# (:mod:`cardjax.search.move_groups`).  120 groups.
+KICKER_GROUP = _kicker_groups()
+KICKER_GROUP.setflags(write=False)
+
+
 def _runs(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per id, the first id and one past the last of its run of equal ``key`` (each key must
     make one run)."""
