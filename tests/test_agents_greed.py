@@ -99,13 +99,15 @@ def test_reads_only_what_its_seat_knows(gongzhu, greed, greedy_games):
 def test_table_2_ordering(gongzhu, greed):
     """If beats Random, Greed beats Random by more, Greed beats If; each significant (>3 s.e.).
 
-    All three matches use the same 256 deals, so the Greed-minus-If comparison against Random
-    is paired deal by deal.
+    The matches against Random use the same 256 deals, so the Greed-minus-If comparison
+    against Random is paired deal by deal.
     """
     mr_if, rnd = agents.get(gongzhu, "if"), agents.get(gongzhu, "random")
-    run = lambda a, b: duplicate_match(gongzhu, a, b, deals=256, seed=11, progress=False,
-                                       per_deal=True)
-    if_random, greed_random, greed_if = run(mr_if, rnd), run(greed, rnd), run(greed, mr_if)
+    run = lambda a, b, deals: duplicate_match(gongzhu, a, b, deals=deals, seed=11,
+                                              progress=False, per_deal=True)
+    # the paired difference needs 256 deals (3.8 s.e.); Greed against If is 4.2 s.e. on 128
+    if_random, greed_random = run(mr_if, rnd, 256), run(greed, rnd, 256)
+    greed_if = run(greed, mr_if, 128)
     for r in (if_random, greed_random, greed_if):
         assert r["mean"] > 3 * r["stderr"], r
     diff = np.asarray(greed_random["per_deal"]) - np.asarray(if_random["per_deal"])

@@ -165,6 +165,34 @@ def test_loaded_player_plays_only_legal_cards(runs, gongzhu, gz):
     assert first == int(act(me.params, keys, jax.vmap(gongzhu.init)(keys))[5])
 
 
+def test_a_run_values_the_leaves_of_a_search(runs, gongzhu):
+    """``value=RUN`` for the search players: the value of a position is the best legal Q of
+    the seat to act, for its team, and the negative for the other; an ISMCTS player built on it
+    carries the run's params and plays legal cards."""
+    from cardjax import agents
+    from cardjax.train.dmc import acting
+
+    value_fn, params = agents.load_value(gongzhu, runs[0])
+    states = jax.vmap(gongzhu.init)(jax.random.split(jax.random.PRNGKey(4), 3))
+    v = np.asarray(jax.vmap(value_fn, in_axes=(None, 0))(params, states))
+    saved, cfg = dmc_agent.load_params(runs[0])
+    game = dmc.make_game(cfg, gongzhu)
+    net = dmc.make_net(cfg, game)
+    for i in range(3):
+        s = tree_index(states, i)
+        _, valid, q = acting.q_values(net, game, saved, s, cfg.k)
+        mover = gongzhu.teams[int(s.current_player)]
+        assert v[i, mover] == pytest.approx(float(np.max(np.asarray(q)[np.asarray(valid)])))
+        assert v[i, 1 - mover] == pytest.approx(-v[i, mover])
+    player = agents.get(gongzhu, "ismcts", iterations=3, value=runs[0])
+    for x, y in zip(jax.tree_util.tree_leaves(player.params), jax.tree_util.tree_leaves(saved)):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    s = tree_index(states, 0)
+    assert bool(s.legal_action_mask[int(jax.jit(player.act)(player.params, jax.random.PRNGKey(1), s))])
+    with pytest.raises(ValueError, match="not both"):
+        agents.get(gongzhu, "ismcts", value=runs[0], playout="greed")
+
+
 def test_arena_script_plays_the_run_against_greed(runs):
     arena_script = load_script("scripts/arena.py")
     r = arena_script.main(["--game", "gongzhu", "--a", runs[0], "--b", "greed", "--deals", "2",

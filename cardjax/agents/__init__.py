@@ -45,6 +45,24 @@ def load(env, spec: str, **options) -> Agent:
     return get(env, spec)
 
 
+def load_value(env, path: str):
+    """``(value_fn(params, state) -> float[2], params)``: the leaf value of a trained run (a DMC
+    run: its best Q; a ScrofaZero run: its value head), for the search players."""
+    import os
+
+    if not os.path.isdir(path):
+        raise ValueError(f"value: {path!r} is not a run directory")
+    from cardjax.agents import dmc, scrofazero
+
+    if dmc.is_run(path):
+        params, cfg = dmc.load_params(path)
+        return dmc.value_from_params(env, params, cfg), params
+    if env.name != "gongzhu":
+        raise ValueError(f"value: {path!r} is not a DMC run (a ScrofaZero run values Gongzhu only)")
+    params, cfg = scrofazero.load_params(path)
+    return scrofazero.value_from_params(env, cfg), params
+
+
 def get(env, name: str, **options) -> Agent:
     """The player called ``name`` for ``env``'s game (e.g. ``get(env, "greed")``), with its
     settings as keyword options where it has any (``get(env, "ismcts", iterations=2000)``)."""

@@ -113,6 +113,33 @@ def agent_from_params(env, params, cfg: Config, name: str | None = None,
     return Agent(name, act, params)
 
 
+def value_from_params(env, params, cfg: Config, k: int | None = None):
+    """A search's leaf value from the Q networks: ``value_fn(params, state) -> float[2]``, the
+    best legal action's Q for the team of the seat to act and, for the other team, the value
+    that keeps the game zero-sum (Dou Dizhu: a landlord's +2 is -1 for each peasant)."""
+    if env.name != cfg.game:
+        raise ValueError(f"a {cfg.game} DMC checkpoint cannot value {env.name} positions")
+    game = make_game(cfg, env)
+    net = make_net(cfg, game)
+    k = cfg.k if k is None else int(k)
+
+    def value_fn(params, state):
+        _, _, q = acting.q_values(net, game, params, state, k)
+        return zero_sum_team_values(env, state, jnp.max(q))
+
+    return value_fn
+
+
+def zero_sum_team_values(env, state, v):
+    """float[2]: ``v`` (per seat) for the team to act, and per seat of the other team the value
+    that makes the seats' sum zero."""
+    teams = env.seat_teams(state)
+    mover = teams[state.current_player]
+    mine = jnp.sum(teams == mover)
+    other = -v * mine / jnp.maximum(env.num_players - mine, 1)
+    return jnp.where(jnp.arange(2) == mover, v, other).astype(jnp.float32)
+
+
 def load(env, path: str, iteration: int | None = None, name: str | None = None,
          k: int | None = None, **options):
     """The greedy DMC player of the run at ``path`` (a run directory or its ``checkpoints``).

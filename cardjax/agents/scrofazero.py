@@ -77,6 +77,15 @@ def agent_from_params(env, params, cfg: alphazero.Config, name: str = "scrofazer
     return make_agent(env, net.apply, params, target_beta=cfg.target_beta, name=name, **opts)
 
 
+def value_from_params(env, cfg: alphazero.Config):
+    """The network's value as a search's leaf value: ``value_fn(params, state) -> float[2]``
+    (points for the team to act, the negative for the other)."""
+    from cardjax.nets.policy_value import oracle_value_fn
+
+    net = alphazero.make_net(cfg)
+    return lambda params, state: oracle_value_fn(env, net.apply, params)(state)
+
+
 def load(env, path: str, iteration: int | None = None, name: str | None = None, **options):
     """The ScrofaZero player of the run at ``path`` (a run directory or its ``checkpoints``)."""
     if env.name != "gongzhu":

@@ -5,7 +5,9 @@ their settings are keyword options of :func:`cardjax.agents.get` (``iterations``
 ``k``, ``utility``, ``playout``, ``group_moves``), e.g. ``get(env, "ismcts", iterations=2000,
 playout="rule")``.  ``playout`` names a baseline that plays the simulations (default ``random``);
 ``group_moves=True`` chooses a move with kickers in two tree levels, main cards then kickers
-(:mod:`cardjax.search.move_groups`; Dou Dizhu).  Defaults follow
+(:mod:`cardjax.search.move_groups`; Dou Dizhu).  ``playout`` may also be a training run directory
+(its greedy player plays the simulations), and ``value=RUN_DIR`` evaluates the new node with a
+trained network instead of a playout (a DMC run: its best Q; a ScrofaZero run: its value).  Defaults follow
 the paper for the Dou Dizhu family (wins, ``k = 1``, 40 x 250 and 10,000 iterations, reduced
 where a game is slow: see :data:`DEFAULTS`); Gongzhu and Tractor search on points / levels.
 """
@@ -35,35 +37,40 @@ def _flag(value, name: str) -> bool:
     return bool(value)
 
 
-def _config(env, kind: str, options: dict) -> tuple[uct.Config, str, bool]:
+def _config(env, kind: str, options: dict) -> tuple[uct.Config, str, str | None, bool]:
     opts = dict(DEFAULTS.get(env.name, _PAPER))
     opts.update(options)
     playout = opts.pop("playout", "random")
+    value = opts.pop("value", None)
+    if value is not None and playout != "random":
+        raise ValueError("give a playout player or a value (a run directory), not both")
     grouped = _flag(opts.pop("group_moves", False), "group_moves")
     known = {"iterations", "trees", "k", "utility"}
     unknown = set(opts) - known
     if unknown:
         raise ValueError(f"unknown setting(s) {', '.join(sorted(unknown))} for {kind}; "
-                         f"settings: {', '.join(sorted(known | {'playout', 'group_moves'}))}")
+                         f"settings: {', '.join(sorted(known | {'playout', 'group_moves', 'value'}))}")
     if grouped and env.move_groups() is None:
         raise ValueError(f"group_moves: {env.name} has no moves with kickers to group")
     if kind == "ismcts":
-        return uct.ismcts(**opts), playout, grouped
-    return getattr(uct, kind)(**opts), playout, grouped
+        return uct.ismcts(**opts), playout, value, grouped
+    return getattr(uct, kind)(**opts), playout, value, grouped
 
 
 def _make(kind: str, env, **options) -> Agent:
-    cfg, playout, grouped = _config(env, kind, options)
-    policy, params = None, None
-    if playout != "random":
-        from cardjax import agents
+    cfg, playout, value, grouped = _config(env, kind, options)
+    from cardjax import agents
 
-        if playout in ("cheat_uct", "det_uct", "ismcts"):
-            raise ValueError(f"playout must be a baseline, not a search player ({playout!r})")
-        base = agents.get(env, playout)
+    policy, params, value_fn = None, None, None
+    if playout != "random":
+        if playout in agents.SEARCH:
+            raise ValueError(f"playout must be a baseline or a run, not a search player ({playout!r})")
+        base = agents.load(env, playout)
         policy, params = base.act, base.params
+    if value is not None:
+        value_fn, params = agents.load_value(env, str(value))
     make_act = move_groups.make_act if grouped else uct.make_act
-    return Agent(kind, make_act(env, cfg, policy=policy), params)
+    return Agent(kind, make_act(env, cfg, policy=policy, value_fn=value_fn), params)
 
 
 def make_cheat_uct(env, **options) -> Agent:
