@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import cardjax
-from cardjax import agents
+from cardjax import agents, legal_words
 from cardjax.games import mini_doudizhu_solver as solver
 from cardjax.search import uct
 
@@ -192,3 +192,24 @@ def test_child_table_and_node_pass_build_the_same_trees(mini, monkeypatch):
     for field in ("parent", "action", "visits", "avail", "value_sum"):
         np.testing.assert_array_equal(np.asarray(getattr(with_table.trees, field)),
                                       np.asarray(getattr(without.trees, field)))
+
+
+def test_positions_without_a_choice_are_not_searched(mini):
+    """``only_choices``: a game with one legal action plays it, the others get the search's
+    action; one game and a vmapped batch agree."""
+    act = uct.only_choices(mini, lambda params, key, state: jnp.int32(999))
+    states = jax.vmap(mini.init)(jax.random.split(jax.random.PRNGKey(0), 64))
+    step = jax.jit(jax.vmap(mini.step))
+    for i in range(6):  # into positions where some games must pass
+        states = step(states, jax.vmap(mini.random_action)(
+            jax.random.split(jax.random.PRNGKey(i), 64), states))
+    count = np.asarray(jax.vmap(lambda s: legal_words.count(mini.legal_words(s)))(states))
+    done = np.asarray(states.terminated)
+    got = np.asarray(jax.jit(jax.vmap(act, in_axes=(None, None, 0)))(None, jax.random.PRNGKey(1), states))
+    mask = np.asarray(states.legal_action_mask)
+    forced = (count == 1) & ~done
+    assert forced.any() and ((count > 1) & ~done).any()
+    assert np.all(got[(count > 1) & ~done] == 999)
+    assert np.all(mask[forced, got[forced]])
+    one = jax.tree.map(lambda x: x[int(np.flatnonzero(forced)[0])], states)
+    assert int(act(None, jax.random.PRNGKey(1), one)) == got[forced][0]

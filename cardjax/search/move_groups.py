@@ -185,10 +185,10 @@ def make_act(env, cfg: uct.Config, *, policy: Callable | None = None,
     grouped = Grouped(env)
     lifted = grouped.lift_policy(policy)
 
-    def act(params, key, state):
+    def run(params, key, state):
         vf = None if value_fn is None else (lambda s: value_fn(params, s.inner))
         result = uct.search(grouped, cfg, grouped.wrap(state), key, policy=lifted,
                             policy_params=params, value_fn=vf)
         return grouped.move(state, result)
 
-    return act
+    return uct.only_choices(env, run)

@@ -50,6 +50,7 @@ import jax.numpy as jnp
 from flax import struct
 
 from cardjax import legal_words
+from cardjax.gate import gated
 
 Array = jax.Array
 
@@ -317,9 +318,25 @@ def make_act(env, cfg: Config, *, policy: Callable | None = None,
     if policy is not None and value_fn is not None:
         raise ValueError("give a playout policy or a value function at the leaves, not both")
 
-    def act(params, key, state):
+    def run(params, key, state):
         vf = None if value_fn is None else (lambda s: value_fn(params, s))
         return search(env, cfg, state, key, policy=policy, policy_params=params,
                       value_fn=vf).action
+
+    return only_choices(env, run)
+
+
+def only_choices(env, run: Callable) -> Callable:
+    """``act(params, key, state)``: ``run``'s action where the state has a choice, else its one
+    legal action without searching (the same action: a search of one child picks it).  Under
+    ``vmap`` on CPU the searches run on the games with a choice alone (:func:`cardjax.gate.gated`):
+    Tractor's declaration turns and Dou Dizhu's forced passes cost nothing."""
+
+    def one_action(params, key, state):
+        return legal_words.first(env.legal_words(state)).astype(jnp.int32)
+
+    def act(params, key, state):
+        choice = legal_words.count(env.legal_words(state)) > 1
+        return gated(choice & ~state.terminated, run, one_action, params, key, state)
 
     return act
