@@ -18,6 +18,11 @@ the landlord's first decision, and the landlord's win rate as information-set UC
 without it against determinized peasants on the same deals.  The defaults are the paper's
 settings (40 x 250; 10,000 iterations; k = 1; wins as the reward; moves with kickers grouped:
 ``--group-moves false`` turns it off); every figure comes with its standard error over deals.
+
+The matches of an experiment play the same deals, ``--batch`` games at a time, and the results so
+far are written to ``--json`` after each part, so a stopped run keeps what it played;
+``--minutes`` stops after the part that passes a time limit ("as many deals as the machine
+allows": ``deals_played`` in the JSON says how many).
 """
 
 from __future__ import annotations
@@ -25,13 +30,16 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 
+import jax
 import jax.numpy as jnp
 import numpy as np
+from tqdm import tqdm
 
 import cardjax
 from cardjax import agents
-from cardjax.cli import boolean, positive_int
+from cardjax.cli import boolean, positive_float, positive_int
 from cardjax.eval import arena
 
 PAPER = {  # win rates: mini-uct table in the text (section VII.E), tables 1 and 2
@@ -68,23 +76,6 @@ def _first_mover(states):
     return jnp.arange(2)[None, :] == states.current_player[:, None]
 
 
-def mini_uct(args) -> dict:
-    env = cardjax.make("mini_doudizhu")
-    det = agents.get(env, "det_uct", trees=args.trees, iterations=args.iterations)
-    ism = agents.get(env, "ismcts", iterations=args.ismcts_iterations, k=args.k)
-    wins = {}
-    for name, p1 in (("ismcts", ism), ("det_uct", det)):
-        r = arena.seat_match(env, p1, det, _first_mover, args.deals, args.seed, args.batch,
-                             args.repeats, progress=not args.no_progress)
-        wins[name] = r[:, :, 0] > 0  # seat 0 leads every deal of env.init
-    out = {name: _rate(w) for name, w in wins.items()}
-    # the same deals in both rows: their difference deal by deal has the smaller error
-    diff = _rate(wins["ismcts"].astype(float) - wins["det_uct"])
-    out["ismcts - det_uct"] = {"difference": diff["win_rate"], "stderr": diff["stderr"]}
-    out["per_deal"] = {name: w.mean(axis=1).tolist() for name, w in wins.items()}
-    return out
-
-
 def _dd_roles(states, roles):
     """bool[n, 3]: the seats of ``roles`` (0 the landlord, 1 the next seat, 2 the last)."""
     role = (jnp.arange(3)[None, :] - states.landlord[:, None]) % 3
@@ -93,33 +84,64 @@ def _dd_roles(states, roles):
 
 def _deals(env, seed, deals):
     """The initial states of the deals :func:`arena.seat_match` plays with ``seed``."""
-    import jax
-
     return jax.vmap(env.init)(arena.deal_keys(seed, deals))
 
 
-def dd_table1(args) -> dict:
+def _landlord_wins(r, landlord):
+    """bool[deals, repeats]: the landlord's wins from seat_match rows float[deals, repeats, 3]."""
+    return np.take_along_axis(r, landlord[:, None, None], axis=2)[..., 0] > 0
+
+
+# Each experiment: ``setup(args) -> (env, matches, summarize)``.  ``matches`` maps a name to
+# (A, B, seats) for :func:`arena.seat_match`, all played on the same deals; ``summarize(rewards,
+# states)`` turns the rows of the deals played so far ({name: float[n, repeats, P]}, the n
+# initial states) into the results.
+
+
+def mini_uct(args):
+    env = cardjax.make("mini_doudizhu")
+    det = agents.get(env, "det_uct", trees=args.trees, iterations=args.iterations)
+    ism = agents.get(env, "ismcts", iterations=args.ismcts_iterations, k=args.k)
+    matches = {"ismcts": (ism, det, _first_mover), "det_uct": (det, det, _first_mover)}
+
+    def summarize(rewards, states):
+        wins = {name: r[:, :, 0] > 0 for name, r in rewards.items()}  # seat 0 leads every deal
+        out = {name: _rate(w) for name, w in wins.items()}
+        # the same deals in both rows: their difference deal by deal has the smaller error
+        diff = _rate(wins["ismcts"].astype(float) - wins["det_uct"])
+        out["ismcts - det_uct"] = {"difference": diff["win_rate"], "stderr": diff["stderr"]}
+        out["per_deal"] = {name: w.mean(axis=1).tolist() for name, w in wins.items()}
+        return out
+
+    return env, matches, summarize
+
+
+TABLE1_ROWS = {"player 1": (0,), "player 2": (1,), "player 3": (2,), "players 2 and 3": (1, 2)}
+
+
+def dd_table1(args):
     env = cardjax.make("doudizhu")
     g = args.group_moves
     cheat = agents.get(env, "cheat_uct", trees=args.trees, iterations=args.iterations, group_moves=g)
     det = agents.get(env, "det_uct", trees=args.trees, iterations=args.iterations, group_moves=g)
-    states = _deals(env, args.seed, args.deals)
-    landlord = np.asarray(states.landlord)
-    rows = {"player 1": (0,), "player 2": (1,), "player 3": (2,), "players 2 and 3": (1, 2)}
-    base = arena.seat_match(env, det, det, lambda s: _dd_roles(s, (0,)), args.deals, args.seed,
-                            args.batch, args.repeats, progress=not args.no_progress)
-    out = {}
-    for row, roles in rows.items():
-        r = arena.seat_match(env, cheat, det, lambda s, roles=roles: _dd_roles(s, roles),
-                             args.deals, args.seed, args.batch, args.repeats,
-                             progress=not args.no_progress)
-        seat = (landlord + roles[0]) % 3
-        pick = lambda x: np.take_along_axis(x, seat[:, None, None], axis=2)[..., 0] > 0
-        out[row] = {"determinized": _rate(pick(base)), "cheating": _rate(pick(r))}
-    return out
+    matches = {"determinized": (det, det, lambda s: _dd_roles(s, (0,)))}
+    for row, roles in TABLE1_ROWS.items():
+        matches[row] = (cheat, det, lambda s, roles=roles: _dd_roles(s, roles))
+
+    def summarize(rewards, states):
+        landlord = np.asarray(states.landlord)
+        out = {}
+        for row, roles in TABLE1_ROWS.items():
+            seat = (landlord + roles[0]) % 3
+            pick = lambda x: np.take_along_axis(x, seat[:, None, None], axis=2)[..., 0] > 0
+            out[row] = {"determinized": _rate(pick(rewards["determinized"])),
+                        "cheating": _rate(pick(rewards[row]))}
+        return out
+
+    return env, matches, summarize
 
 
-def dd_table2(args) -> dict:
+def dd_table2(args):
     env = cardjax.make("doudizhu")
     g = args.group_moves
     det = agents.get(env, "det_uct", trees=args.trees, iterations=args.iterations, group_moves=g)
@@ -128,25 +150,24 @@ def dd_table2(args) -> dict:
                "det_uct": det,
                "cheat_uct": agents.get(env, "cheat_uct", trees=args.trees,
                                        iterations=args.iterations, group_moves=g)}
-    states = _deals(env, args.seed, args.deals)
-    landlord = np.asarray(states.landlord)
-    wins = {}
-    for name, p in players.items():
-        r = arena.seat_match(env, p, det, lambda s: _dd_roles(s, (0,)), args.deals, args.seed,
-                             args.batch, args.repeats, progress=not args.no_progress)
-        wins[name] = np.take_along_axis(r, landlord[:, None, None], axis=2)[..., 0] > 0
-    gap = wins["cheat_uct"].mean(1) - wins["det_uct"].mean(1)
-    out = {"all deals": {n: _rate(w) for n, w in wins.items()}}
-    for row, keep in THRESHOLDS.items():
-        sel = keep(gap)
-        out[row] = {n: _rate(w[sel]) for n, w in wins.items()} if sel.sum() > 1 else {}
-        out[row]["deals"] = int(sel.sum())
-    return out
+    landlord = lambda s: _dd_roles(s, (0,))
+    matches = {name: (p, det, landlord) for name, p in players.items()}
+
+    def summarize(rewards, states):
+        landlord = np.asarray(states.landlord)
+        wins = {name: _landlord_wins(r, landlord) for name, r in rewards.items()}
+        gap = wins["cheat_uct"].mean(1) - wins["det_uct"].mean(1)
+        out = {"all deals": {n: _rate(w) for n, w in wins.items()}}
+        for row, keep in THRESHOLDS.items():
+            sel = keep(gap)
+            out[row] = {n: _rate(w[sel]) for n, w in wins.items()} if sel.sum() > 1 else {}
+            out[row]["deals"] = int(sel.sum())
+        return out
+
+    return env, matches, summarize
 
 
-def dd_grouping(args) -> dict:
-    import jax
-
+def dd_grouping(args):
     from cardjax import legal_words
     from cardjax.search import move_groups
 
@@ -155,23 +176,27 @@ def dd_grouping(args) -> dict:
     states = _deals(env, args.seed, args.deals)  # the landlord leads: its first decision
     flat = jax.vmap(lambda s: legal_words.count(env.legal_words(s)))(states)
     two = jax.vmap(lambda s: legal_words.count(grouped.legal_words(grouped.wrap(s))))(states)
-    out = {"first decision branching": {
+    branching = {"first decision branching": {
         name: {"mean": float(np.mean(b)), "median": float(np.median(b)), "max": int(np.max(b)),
                "share > 300": float(np.mean(np.asarray(b) > 300))}
         for name, b in (("ungrouped", flat), ("grouped", two))}}
     det = agents.get(env, "det_uct", trees=args.trees, iterations=args.iterations,
                      group_moves=args.group_moves)
-    landlord = np.asarray(states.landlord)
-    wins = {}
+    matches = {}
     for name, g in (("ismcts grouped", True), ("ismcts ungrouped", False)):
         p = agents.get(env, "ismcts", iterations=args.ismcts_iterations, k=args.k, group_moves=g)
-        r = arena.seat_match(env, p, det, lambda s: _dd_roles(s, (0,)), args.deals, args.seed,
-                             args.batch, args.repeats, progress=not args.no_progress)
-        wins[name] = np.take_along_axis(r, landlord[:, None, None], axis=2)[..., 0] > 0
-    out["landlord win rate"] = {n: _rate(w) for n, w in wins.items()}
-    diff = _rate(wins["ismcts grouped"].astype(float) - wins["ismcts ungrouped"])
-    out["grouped - ungrouped"] = {"difference": diff["win_rate"], "stderr": diff["stderr"]}
-    return out
+        matches[name] = (p, det, lambda s: _dd_roles(s, (0,)))
+
+    def summarize(rewards, states):
+        landlord = np.asarray(states.landlord)
+        wins = {name: _landlord_wins(r, landlord) for name, r in rewards.items()}
+        out = dict(branching)  # over all the deals asked for
+        out["landlord win rate"] = {n: _rate(w) for n, w in wins.items()}
+        diff = _rate(wins["ismcts grouped"].astype(float) - wins["ismcts ungrouped"])
+        out["grouped - ungrouped"] = {"difference": diff["win_rate"], "stderr": diff["stderr"]}
+        return out
+
+    return env, matches, summarize
 
 
 COMMANDS = ("mini-uct", "dd-table1", "dd-table2", "dd-grouping")
@@ -196,7 +221,12 @@ def add_parsers(sub) -> None:
                            help="choose moves with kickers in two tree levels (the paper's; "
                                 "dd-grouping: for the peasants)")
         e.add_argument("--seed", type=int, default=0)
-        e.add_argument("--batch", type=positive_int, default=64, help="games played at once")
+        e.add_argument("--batch", type=positive_int, default=64,
+                       help="games played at once; the results are written after each part of "
+                            "batch / repeats deals")
+        e.add_argument("--minutes", type=positive_float, default=None,
+                       help="stop after the part that passes this many minutes (the results "
+                            "cover the deals played: deals_played in the JSON)")
         e.add_argument("--json", default=None, help="also write the results to this file")
         e.add_argument("--no-progress", action="store_true")
 
@@ -207,18 +237,47 @@ HELP = {"mini-uct": "Mini Dou Di Zhu: ISMCTS or determinized UCT as player 1",
         "dd-grouping": "Dou Dizhu: move grouping on and off (branching factor, strength)"}
 
 
-def run(args) -> dict:
-    experiment = {"mini-uct": mini_uct, "dd-table1": dd_table1, "dd-table2": dd_table2,
-                  "dd-grouping": dd_grouping}
-    results = experiment[args.command](args)
-    settings = {k: v for k, v in vars(args).items() if k not in ("json", "no_progress")}
-    report = {"experiment": args.command, "settings": settings, "results": results,
-              "paper": PAPER[args.command]}
-    print(json.dumps(report, indent=1))
-    if args.json:
-        tmp = args.json + ".tmp"
+def _write(report: dict, path: str | None) -> None:
+    if path:
+        tmp = path + ".tmp"
         with open(tmp, "w") as f:
             json.dump(report, f, indent=1)
-        os.replace(tmp, args.json)  # a half-written file never reads as valid
+        os.replace(tmp, path)  # a half-written file never reads as valid
+
+
+def run(args) -> dict:
+    """Play the experiment's matches on the same deals, one part of ``--batch`` games at a time
+    (every match on a part before the next part), writing the results so far to ``--json`` after
+    each part; with ``--minutes``, stop after the part that passes the time limit."""
+    experiment = {"mini-uct": mini_uct, "dd-table1": dd_table1, "dd-table2": dd_table2,
+                  "dd-grouping": dd_grouping}
+    env, matches, summarize = experiment[args.command](args)
+    states = _deals(env, args.seed, args.deals)
+    settings = {k: v for k, v in vars(args).items() if k not in ("json", "no_progress")}
+    part = max(1, args.batch // args.repeats)
+    rows = {name: [] for name in matches}
+    t0 = time.monotonic()
+    bar = tqdm(total=args.deals, desc=args.command, unit="deal", file=sys.stderr,
+               disable=args.no_progress)
+    for start in range(0, args.deals, part):
+        stop = min(args.deals, start + part)
+        for name, (a, b, seats) in matches.items():
+            rows[name].append(arena.seat_match(env, a, b, seats, args.deals, args.seed,
+                                               args.batch, args.repeats, progress=False,
+                                               start=start, stop=stop))
+        bar.update(stop - start)
+        played = jax.tree_util.tree_map(lambda x: x[:stop], states)
+        report = {"experiment": args.command, "settings": settings,
+                  "deals_played": stop, "seconds": round(time.monotonic() - t0, 1),
+                  "results": summarize({n: np.concatenate(r) for n, r in rows.items()}, played),
+                  "paper": PAPER[args.command]}
+        _write(report, args.json)
+        if args.minutes is not None and time.monotonic() - t0 > 60 * args.minutes:
+            break
+    bar.close()
+    if report["deals_played"] < args.deals:
+        print(f"stopped by --minutes {args.minutes:g} after {report['deals_played']} of "
+              f"{args.deals} deals", file=sys.stderr)
+    print(json.dumps(report, indent=1))
     sys.stdout.flush()
     return report

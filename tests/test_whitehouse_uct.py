@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import cardjax
+from cardjax import agents
 from cardjax.core import Agent
 from cardjax.eval import arena
 import conftest
@@ -43,6 +44,25 @@ def test_seat_match_puts_a_at_its_seats(mini):
 def test_seat_match_refuses_empty_matches(mini):
     with pytest.raises(ValueError, match="at least 1"):
         arena.seat_match(mini, FIRST, LAST, lambda s: s, deals=0)
+    with pytest.raises(ValueError, match="start < stop"):
+        arena.seat_match(mini, FIRST, LAST, lambda s: s, deals=3, start=2, stop=2)
+
+
+def test_seat_match_in_parts_gives_the_rows_of_the_whole_match(mini):
+    """Random players, so every row depends on its play key: parts whose first row is a multiple
+    of the batch replay the whole match exactly; other parts still play the right deals."""
+    rnd = agents.get(mini, "random")
+    seats = lambda s: jnp.arange(2)[None, :] == 0
+    kw = dict(deals=6, seed=3, batch=4, repeats=2, progress=False)
+    whole = arena.seat_match(mini, rnd, rnd, seats, **kw)
+    parts = [arena.seat_match(mini, rnd, rnd, seats, start=a, stop=b, **kw)
+             for a, b in ((0, 2), (2, 4), (4, 6))]
+    np.testing.assert_array_equal(np.concatenate(parts), whole)
+    odd = arena.seat_match(mini, FIRST, LAST, seats, deals=6, seed=3, batch=4, start=1, stop=6,
+                           progress=False)  # deterministic players: the deals alone decide
+    np.testing.assert_array_equal(
+        odd, arena.seat_match(mini, FIRST, LAST, seats, deals=6, seed=3, batch=4,
+                              progress=False)[1:])
 
 
 @pytest.fixture
@@ -55,12 +75,13 @@ def wh(monkeypatch):
     # a stand-in keeps its settings as its params
     monkeypatch.setattr(uct_mod.agents, "get", lambda env, name, **kw: Agent(name, None, kw))
 
-    def fake_match(env, a, b, seats, deals, seed, batch, repeats, progress=True):
-        states = uct_mod._deals(env, seed, deals)
+    def fake_match(env, a, b, seats, deals, seed, batch, repeats, progress=True, start=0,
+                   stop=None):
+        states = jax.tree_util.tree_map(lambda x: x[start:stop], uct_mod._deals(env, seed, deals))
         mask = np.asarray(seats(states))
         calls.append((a.name, b.name, mask, a.params, b.params))
         # the side of A wins on even deals, B on odd ones; rewards +1 / -1 per seat
-        a_wins = (np.arange(deals) % 2 == 0)[:, None]
+        a_wins = (np.arange(deals)[start:stop] % 2 == 0)[:, None]
         r = np.where(mask == a_wins, 1.0, -1.0)
         if a.name == "cheat_uct":  # cheating wins every deal
             r = np.where(mask, 1.0, -1.0)
@@ -108,6 +129,27 @@ def test_mini_uct_reports_player_one(wh):
     assert report["results"]["ismcts"]["win_rate"] == 0.5
     assert report["results"]["ismcts - det_uct"]["difference"] == 0.0
     assert report["results"]["per_deal"]["det_uct"] == [1.0, 0.0, 1.0, 0.0]
+
+
+def test_experiments_play_in_parts_and_save_each(wh, tmp_path):
+    """--batch smaller than the deals: every match plays each part before the next part; the
+    results equal one part's; --minutes stops after the first part and says how far it got."""
+    module, calls = wh
+    whole = module.main(["mini-uct", "--deals", "6", "--repeats", "1", "--no-progress"])
+    calls.clear()
+    out = tmp_path / "m.json"
+    parts = module.main(["mini-uct", "--deals", "6", "--repeats", "1", "--batch", "2",
+                         "--json", str(out), "--no-progress"])
+    assert [(c[0], len(c[2])) for c in calls] == [("ismcts", 2), ("det_uct", 2)] * 3
+    assert parts["results"] == whole["results"] and parts["deals_played"] == 6
+    assert json.loads(out.read_text())["deals_played"] == 6
+    calls.clear()
+    cut = module.main(["dd-table2", "--deals", "8", "--repeats", "2", "--batch", "4",
+                       "--minutes", "1e-9", "--json", str(out), "--no-progress"])
+    assert cut["deals_played"] == 2 and len(calls) == 3  # one part of 4 games: 2 deals x 2
+    saved = json.loads(out.read_text())
+    assert saved["deals_played"] == 2 and saved["settings"]["minutes"] == 1e-9
+    assert saved["results"]["all deals"]["cheat_uct"]["win_rate"] == 1.0
 
 
 def test_dd_grouping_compares_grouped_and_ungrouped_landlords(wh):

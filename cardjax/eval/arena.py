@@ -269,35 +269,45 @@ def deal_keys(seed: int, deals: int) -> jax.Array:
 
 
 def seat_match(env, a: Agent, b: Agent, seats: Callable, deals: int, seed: int = 0,
-               batch: int = 128, repeats: int = 1, progress: bool = True) -> np.ndarray:
+               batch: int = 128, repeats: int = 1, progress: bool = True, start: int = 0,
+               stop: int | None = None) -> np.ndarray:
     """Rewards float[deals, repeats, P] summed over each game, A at the seats
     ``seats(states) -> bool[n, P]`` of each fresh deal (e.g. Dou Dizhu's landlord), B at the
     others; every deal is played ``repeats`` times with different random keys (for players that
     draw: search, random).  The deals depend on ``seed`` and ``deals`` only, as in
     :func:`duplicate_match`; use it for experiments a duplicate scheme does not cover (one seat
-    against the rest, several plays per deal)."""
+    against the rest, several plays per deal).
+
+    ``start`` and ``stop`` play only the deals ``[start, stop)`` of the match (rows
+    float[stop - start, repeats, P]), so that a long match can be played, saved and stopped in
+    parts; the parts run one compiled program (of ``min(batch, deals * repeats)`` games) and, when
+    ``start * repeats`` is a multiple of that size, give exactly the rows of the whole match."""
+    stop = deals if stop is None else stop
     if deals < 1 or repeats < 1 or batch < 1:
         raise ValueError(f"deals, repeats and batch must be at least 1; got {deals}, {repeats}, "
                          f"{batch}")
+    if not 0 <= start < stop <= deals:
+        raise ValueError(f"need 0 <= start < stop <= deals; got start={start}, stop={stop}, "
+                         f"deals={deals}")
     _, play_key = jax.random.split(jax.random.PRNGKey(seed))
-    keys = jnp.repeat(deal_keys(seed, deals), repeats, axis=0)  # deal-major
+    keys = jnp.repeat(deal_keys(seed, deals)[start:stop], repeats, axis=0)  # deal-major
     play = make_play(env, a, b)
-    total, rows = [], keys.shape[0]
-    batch = min(batch, rows)
+    total, rows, first = [], keys.shape[0], start * repeats
+    batch = min(batch, deals * repeats)
     bar = tqdm(total=rows, desc=f"{a.name} vs {b.name}", unit="game", file=sys.stderr,
                disable=not progress)
-    for start in range(0, rows, batch):
-        chunk = keys[start:start + batch]
+    for off in range(0, rows, batch):
+        chunk = keys[off:off + batch]
         n = chunk.shape[0]
         if n < batch:  # pad to the compiled batch size; the padding is dropped below
-            chunk = jnp.concatenate([chunk, keys[:batch - n]])
+            chunk = jnp.concatenate([chunk, keys[jnp.arange(batch - n) % rows]])
         states = jax.vmap(env.init)(chunk)
-        got = play(states, jnp.asarray(seats(states), bool), jax.random.fold_in(play_key, start),
-                   a.params, b.params)
+        got = play(states, jnp.asarray(seats(states), bool),
+                   jax.random.fold_in(play_key, first + off), a.params, b.params)
         total.append(np.asarray(got)[:n])
         bar.update(n)
     bar.close()
-    return np.concatenate(total).reshape(deals, repeats, env.num_players)
+    return np.concatenate(total).reshape(stop - start, repeats, env.num_players)
 
 
 def side_scores(total, a_seats, side: str) -> np.ndarray:
