@@ -46,9 +46,10 @@ def full(n: int, nw: int | None = None) -> Array:
     return span(0, n, num_words(n) if nw is None else nw)
 
 
-def span(lo, hi, nw: int) -> Array:
-    """uint32[nw]: the actions ``lo <= a < hi`` (traced ``lo``/``hi`` allowed; empty if lo >= hi)."""
-    start = jnp.arange(nw, dtype=jnp.int32) * BITS
+def span(lo, hi, nw: int, first=0) -> Array:
+    """uint32[nw]: the actions ``lo <= a < hi`` (traced ``lo``/``hi`` allowed; empty if lo >= hi),
+    in the ``nw`` words from word ``first`` on (traced allowed)."""
+    start = (jnp.asarray(first, jnp.int32) + jnp.arange(nw, dtype=jnp.int32)) * BITS
     a = jnp.clip(jnp.asarray(lo, jnp.int32) - start, 0, BITS).astype(jnp.uint32)
     b = jnp.clip(jnp.asarray(hi, jnp.int32) - start, 0, BITS).astype(jnp.uint32)
     ones = jnp.uint32(_ALL)
@@ -121,10 +122,18 @@ def first(words: Array) -> Array:
 def sample(key, words: Array) -> Array:
     """int32: a uniformly random action of the set (not empty).
 
-    The same action as ``cardjax.random_action(key, unpack(words, n))``: one uniform number picks
-    the k-th action, ``k = floor(u * count)``.  The word holding it is found in two levels, a
-    block of 32 words and then the word, since a running sum over every word is slow on CPUs;
-    sets stored as a whole number of blocks (Dou Dizhu's 864 words) are not copied to pad them.
+    The same action as ``cardjax.random_action(key, unpack(words, n))``: one uniform number
+    ``u = jax.random.uniform(key)`` picks the k-th action, ``k = floor(u * count)`` (:func:`pick`).
+    """
+    return pick(words, jax.random.uniform(key))
+
+
+def pick(words: Array, u: Array) -> Array:
+    """int32: the ``floor(u * count)``-th action of the set (not empty) in id order, ``u`` in [0, 1).
+
+    The word holding it is found in two levels, a block of 32 words and then the word, since a
+    running sum over every word is slow on CPUs; sets stored as a whole number of blocks (Dou
+    Dizhu's 864 words) are not copied to pad them.
     """
     nw = words.shape[-1]
     blocks = -(-nw // BITS)
@@ -134,8 +143,7 @@ def sample(key, words: Array) -> Array:
     per_block = jnp.sum(per_word, axis=1)
     upto = running_sum(per_block)
     total = upto[-1]
-    k = jnp.floor(jax.random.uniform(key) * total).astype(jnp.int32)
-    k = jnp.minimum(k, total - 1)
+    k = jnp.minimum(jnp.floor(u * total).astype(jnp.int32), total - 1)
     block = jnp.sum(upto <= k)
     k_in = k - (upto[block] - per_block[block])
     row = per_word[block]
@@ -144,3 +152,16 @@ def sample(key, words: Array) -> Array:
     rank = k_in - (in_block[offset] - row[offset])
     word = block * BITS + offset
     return (word * BITS + _select_in_word(words[word], rank)).astype(jnp.int32)
+
+
+def pick_in(words: Array, word_ids: Array, u: Array) -> Array:
+    """int32: :func:`pick` on a set given by some of its words only: ``words`` uint32[k] are the
+    words ``word_ids`` (int32[k], increasing) of the set, every other word being empty.  For a
+    few words (one running sum over them)."""
+    counts = jax.lax.population_count(words).astype(jnp.int32)
+    upto = running_sum(counts)
+    total = upto[-1]
+    k = jnp.minimum(jnp.floor(u * total).astype(jnp.int32), total - 1)
+    j = jnp.minimum(jnp.sum(upto <= k), words.shape[-1] - 1)
+    rank = k - (upto[j] - counts[j])
+    return (word_ids[j] * BITS + _select_in_word(words[j], rank)).astype(jnp.int32)

@@ -192,3 +192,31 @@ def test_deal_is_jax_permutation_dealt_in_order():
     for h, (lo, hi) in enumerate([(0, 17), (17, 34), (34, 51), (51, 54)]):
         want = np.stack([np.bincount(r[lo:hi], minlength=15) for r in ranks])
         np.testing.assert_array_equal(got[:, h], want)
+
+
+@pytest.mark.parametrize("bidding", [False, True])
+def test_batched_random_play_reads_the_legal_set_it_does_not_store(bidding):
+    """The state keeps no legal set: in a batch of random games (vmapped, so a follow reads a few
+    words and a lead builds the set), every random action is the one sampled from the whole set,
+    and is_legal agrees with the set on that action and on random ids."""
+    from cardjax import legal_words
+
+    env, n = cardjax.make("doudizhu", bidding=bidding), 24
+
+    def body(s, key):
+        k_act, k_ids = jax.random.split(key)
+        keys = jax.random.split(k_act, n)
+        a = jax.vmap(env.random_action)(keys, s)
+        ref = jax.vmap(lambda k, s: legal_words.sample(k, s.legal_words))(keys, s)
+        ids = jnp.concatenate([a[:, None], jax.random.randint(k_ids, (n, 8), 0, env.num_actions)],
+                              axis=1)
+        legal = jax.vmap(lambda s, i: jax.vmap(lambda a: env.is_legal(s, a))(i))(s, ids)
+        in_set = jax.vmap(legal_words.contains)(s.legal_words, ids)
+        return jax.vmap(env.step)(s, a), (a, ref, legal, in_set, s.terminated)
+
+    s0 = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(21), n))
+    _, (a, ref, legal, in_set, done) = jax.jit(
+        lambda s: jax.lax.scan(body, s, jax.random.split(jax.random.PRNGKey(22), 90)))(s0)
+    np.testing.assert_array_equal(np.asarray(a), np.asarray(ref))
+    np.testing.assert_array_equal(np.asarray(legal), np.asarray(in_set))
+    assert np.asarray(legal)[..., 0].all() and np.asarray(done)[-1].all()

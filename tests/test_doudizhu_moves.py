@@ -342,3 +342,49 @@ def test_mask_matches_the_definition(batch_mask, cards, beat):
         expect = playable & beats
         expect[dm.PASS] = True
     np.testing.assert_array_equal(mask, expect)
+
+
+# ----------------------------------------------------------------------------- one move, few words
+def _positions(rng, n):
+    """Hands and moves to beat of every kind: random and heavy hands, leading, passing, and
+    following a random move of every type (the airplane classes have the widest id ranges)."""
+    hands, beat = [], []
+    kinds = [t for t in range(dm.SOLO, dm.ROCKET + 1)]
+    for i in range(n):
+        hands.append(heavy_hand(rng, ("trio", "bomb")[i % 2]) if i % 3 else random_hand(rng, 17))
+        r = i % (len(kinds) + 2)
+        if r == 0:
+            beat.append(-1)
+        elif r == 1:
+            beat.append(dm.PASS)
+        else:
+            beat.append(int(rng.choice(np.flatnonzero(dm.TYPE == kinds[r - 2]))))
+    return np.stack(hands).astype(np.int32), np.asarray(beat, np.int32)
+
+
+def test_is_legal_tests_one_move_as_the_set_does(batch_mask):
+    rng = np.random.default_rng(11)
+    hands, beat = _positions(rng, 32)
+    mask = batch_mask(hands, beat)
+    every = jax.jit(jax.vmap(lambda h, b: jax.vmap(lambda a: dm.is_legal(h, b, a))(
+        jax.numpy.arange(dm.NUM_ACTIONS))))
+    np.testing.assert_array_equal(np.asarray(every(hands, beat)), mask)
+
+
+def test_pick_legal_picks_what_the_whole_set_picks():
+    """Gated under vmap (a follow reads a few words, the rest build the set) and one at a time,
+    pick_legal is the floor(u * count)-th legal move, on follows of wide and narrow ranges."""
+    rng = np.random.default_rng(12)
+    hands, beat = _positions(rng, 96)
+    u = rng.random(96, dtype=np.float32)
+    u[:8] = [0.0, 0.999999, 0.5, 0.25, 0.0, 0.999999, 0.75, 0.1]
+    ref = jax.jit(jax.vmap(lambda u, h, b: dm.legal_words.pick(dm.legal_words_of(h, b), u)))
+    want = np.asarray(ref(u, hands, beat))
+    np.testing.assert_array_equal(np.asarray(jax.jit(jax.vmap(dm.pick_legal))(u, hands, beat)),
+                                  want)
+    one = jax.jit(dm.pick_legal)
+    for i in range(0, 96, 7):
+        assert int(one(u[i], hands[i], beat[i])) == want[i]
+    wide = np.asarray(jax.vmap(dm._reads_every_word)(beat)) & (beat >= 0) & (beat != dm.PASS)
+    assert wide.any() and (~np.asarray(jax.vmap(dm._reads_every_word)(beat))).any()
+

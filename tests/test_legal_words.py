@@ -46,3 +46,22 @@ def test_running_sum_is_cumsum(xs):
     two = jnp.stack([x, 2 * x])
     np.testing.assert_array_equal(np.asarray(legal_words.running_sum(two)),
                                   np.cumsum(np.stack([xs, 2 * np.asarray(xs)]), axis=1))
+
+
+@settings(max_examples=40, deadline=None)
+@given(masks(), st.floats(0.0, 1.0, exclude_max=True), st.integers(0, 6))
+def test_pick_in_some_words_equals_pick_on_the_set(mask, u, drop):
+    """pick_in on the non-empty words (and some empty ones) picks what pick picks on the whole."""
+    words = np.asarray(legal_words.pack(jnp.asarray(mask)))
+    keep = np.flatnonzero(words != 0)
+    keep = np.union1d(keep, [drop])  # an empty word among them changes nothing
+    got = legal_words.pick_in(jnp.asarray(words[keep]), jnp.asarray(keep, jnp.int32), u)
+    assert int(got) == int(legal_words.pick(jnp.asarray(words), jnp.float32(u)))
+    assert int(got) == np.flatnonzero(mask)[int(np.float32(u) * mask.sum())]
+
+
+def test_span_from_a_first_word():
+    whole = np.asarray(legal_words.span(37, 130, 7))
+    for first in range(5):
+        np.testing.assert_array_equal(np.asarray(legal_words.span(37, 130, 2, first)),
+                                      whole[first:first + 2])

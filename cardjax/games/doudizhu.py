@@ -20,9 +20,11 @@ the current bid or passes; a bid of 3 ends it.  The highest bidder becomes landl
 bottom cards; if nobody bids the deal is void (terminated, rewards 0).  Without bidding the
 landlord is seat 0 (``init``) or the seat given to ``init_from_deal``.
 
-The legal actions are stored packed (``legal_words``, 864 ``uint32`` words, see
-:mod:`cardjax.legal_words`); ``state.legal_action_mask`` unpacks them on demand, and
-``env.random_action``, ``env.is_legal`` and ``env.legal_words`` read the words directly.
+The legal actions are not stored: they follow from the hand to move and the move to beat.
+``state.legal_words`` (864 ``uint32`` words, see :mod:`cardjax.legal_words`) and
+``state.legal_action_mask`` build them on demand; ``env.is_legal`` tests one move, and
+``env.random_action`` reads only the few words a follow needs (a follow's same-class moves lie in
+one id range) and builds the whole set for leads (:func:`doudizhu_moves.pick_legal`).
 
 State fields beyond the contract (public unless ``_``-prefixed): ``landlord``; ``played[seat]``
 rank counts played; ``cards_left[seat]``; ``bottom`` (zeros until revealed) and ``_bottom``;
@@ -69,7 +71,6 @@ __all__ = ["DouDizhu", "State", "ACTIONS", "legal_moves", "action_index", "actio
 @struct.dataclass
 class State:
     current_player: Array
-    legal_words: Array  # the legal actions packed, uint32[864]; see ``legal_action_mask``
     rewards: Array
     terminated: Array
     step_count: Array
@@ -94,10 +95,33 @@ class State:
     num_actions: int = struct.field(pytree_node=False, default=NUM_MOVES)
 
     @property
+    def legal_words(self) -> Array:
+        """uint32[..., 864]: the legal actions packed, built on demand (:mod:`cardjax.legal_words`;
+        all actions at a terminal state)."""
+        words = _legal_words
+        for _ in range(jnp.ndim(self.current_player)):  # a batch of states
+            words = jax.vmap(words)
+        return words(self)
+
+    @property
     def legal_action_mask(self) -> Array:
-        """bool[..., num_actions]: the legal actions, unpacked from ``legal_words`` on demand
-        (27 kB a state: the state itself stores 3.4 kB)."""
+        """bool[..., num_actions]: the legal actions, built on demand (27 kB a state; the state
+        itself takes 400 bytes)."""
         return legal_words.unpack(self.legal_words, self.num_actions)
+
+
+def _bid_words(s: State) -> Array:
+    """uint32[864]: no bid, then the bids above the current one."""
+    bids = legal_words.span(NUM_MOVES + 1 + s.bid, NUM_MOVES + 4, NUM_WORDS)
+    return bids | legal_words.span(NUM_MOVES, NUM_MOVES + 1, NUM_WORDS)
+
+
+def _legal_words(s: State) -> Array:
+    """The legal actions of one state, packed."""
+    words = moves.legal_words_of(s._hands[s.current_player], s.to_beat)
+    if s.num_actions > NUM_MOVES:  # the bidding option
+        words = jnp.where(s.bidding, _bid_words(s), words)
+    return jnp.where(s.terminated, legal_words.full(s.num_actions, NUM_WORDS), words)
 
 
 def planes(counts: Array) -> Array:
@@ -214,9 +238,8 @@ class DouDizhu(Env):
         if not self.bidding and not bottom_in_hand:
             hands = hands + jnp.where((seats == landlord)[:, None], bottom, 0).astype(jnp.int8)
         bidding = jnp.bool_(self.bidding)
-        state = State(
+        return State(
             current_player=jnp.int32(first_bidder if self.bidding else landlord),
-            legal_words=jnp.zeros(NUM_WORDS, jnp.uint32),
             rewards=jnp.zeros(NUM_PLAYERS, jnp.float32),
             terminated=jnp.bool_(False),
             step_count=jnp.int32(0),
@@ -240,33 +263,37 @@ class DouDizhu(Env):
             _hands=hands.astype(jnp.int8),
             num_actions=self.num_actions,
         )
-        return state.replace(legal_words=self._legal_words(state))
 
     # ------------------------------------------------------------------ rules
     def hand(self, state: State, seat) -> Array:
         """int8[15]: the rank counts ``seat`` holds (hidden information of that seat)."""
         return state._hands[seat]
 
-    def _legal_words(self, s: State) -> Array:
-        play = moves.legal_words_of(s._hands[s.current_player], s.to_beat)
-        if not self.bidding:
-            return play
-        # no bid, then the bids above the current one
-        bids = legal_words.span(NUM_MOVES + 1 + s.bid, NUM_MOVES + 4, NUM_WORDS)
-        bids = bids | legal_words.span(NUM_MOVES, NUM_MOVES + 1, NUM_WORDS)
-        return jnp.where(s.bidding, bids, play)
-
     def legal_words(self, state: State) -> Array:
         return state.legal_words
 
     def is_legal(self, state: State, action) -> Array:
-        return legal_words.contains(state.legal_words, action)
+        s, action = state, jnp.asarray(action, jnp.int32)
+        legal = (action < NUM_MOVES) & moves.is_legal(
+            s._hands[s.current_player], s.to_beat, jnp.minimum(action, NUM_MOVES - 1))
+        if self.bidding:
+            bid = (action == BID_PASS) | ((action > NUM_MOVES + s.bid) & (action < NUM_MOVES + 4))
+            legal = jnp.where(s.bidding, bid, legal)
+        return legal | s.terminated
 
     def random_action(self, key: PRNGKey, state: State) -> Array:
-        return legal_words.sample(key, state.legal_words)
+        # The same action as legal_words.sample(key, state.legal_words), without building the
+        # whole set for a follow.
+        s, u = state, jax.random.uniform(key)
+        action = moves.pick_legal(u, s._hands[s.current_player], s.to_beat)
+        if self.bidding:
+            action = jnp.where(s.bidding, legal_words.pick(_bid_words(s), u), action)
+        anything = jnp.minimum(jnp.floor(u * self.num_actions).astype(jnp.int32),
+                               self.num_actions - 1)  # at a terminal state every action is legal
+        return jnp.where(s.terminated, anything, action)
 
     def _all_legal(self, state: State) -> State:
-        return state.replace(legal_words=legal_words.full(self.num_actions, NUM_WORDS))
+        return state  # a terminal state's legal set is every action (State.legal_words)
 
     def move_groups(self) -> np.ndarray:
         """Moves with kickers by main group (:data:`moves.KICKER_GROUP`); bids are not grouped."""
@@ -281,9 +308,7 @@ class DouDizhu(Env):
         nxt = self._play(s, jnp.minimum(action, NUM_MOVES - 1))
         if self.bidding:
             nxt = _select(s.bidding, self._bid(s, action - NUM_MOVES), nxt)
-        words = jnp.where(nxt.terminated, legal_words.full(self.num_actions, NUM_WORDS),
-                          self._legal_words(nxt))
-        return nxt.replace(legal_words=words, step_count=s.step_count + 1)
+        return nxt.replace(step_count=s.step_count + 1)
 
     def _bid(self, s: State, bid: Array) -> State:
         seats = jnp.arange(NUM_PLAYERS)
@@ -434,9 +459,7 @@ class DouDizhu(Env):
         keep = (holders == seat)[:, None]
         hands = jnp.where(keep[:3], s._hands, dealt[:3]).astype(jnp.int8)
         bottom = jnp.where(revealed, s._bottom, dealt[3]).astype(jnp.int8)
-        world = s.replace(_hands=hands, _bottom=bottom)
-        words = jnp.where(s.terminated, s.legal_words, self._legal_words(world))
-        return world.replace(legal_words=words)
+        return s.replace(_hands=hands, _bottom=bottom)
 
     # ------------------------------------------------------------------ people
     def action_to_str(self, action: int) -> str:

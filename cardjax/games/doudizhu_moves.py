@@ -65,7 +65,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from cardjax import legal_words
+from cardjax import gate, legal_words
 
 Array = jax.Array
 
@@ -250,24 +250,44 @@ for _p in range(8):
 
 
 # ----------------------------------------------------------------------------- legality
-def held_words(hand: Array) -> Array:
-    """uint32[NUM_WORDS]: the moves whose cards are all in ``hand`` (int[15]), pass included."""
+def _row_index(hand: Array) -> Array:
+    """int32[8]: the rows of :data:`_TOO_MANY_2` that ``hand`` (int[15]) picks, one per rank pair."""
     hand = jnp.clip(jnp.asarray(hand, jnp.int32), 0, 4)
     pairs = jnp.concatenate([hand, jnp.zeros(1, jnp.int32)]).reshape(8, 2)
-    rows = jnp.asarray(_TOO_MANY_2)[jnp.arange(8), pairs[:, 0] * 5 + pairs[:, 1]]  # [8, W]
+    return pairs[:, 0] * 5 + pairs[:, 1]
+
+
+def held_words(hand: Array) -> Array:
+    """uint32[NUM_WORDS]: the moves whose cards are all in ``hand`` (int[15]), pass included."""
+    rows = jnp.asarray(_TOO_MANY_2)[jnp.arange(8), _row_index(hand)]  # [8, W]
     excluded = jax.lax.reduce(rows, jnp.uint32(0), jax.lax.bitwise_or, (0,))
     return ~excluded & legal_words.full(NUM_ACTIONS, NUM_WORDS)
 
 
-def beating_words(to_beat: Array) -> Array:
-    """uint32[NUM_WORDS]: the moves allowed after ``to_beat`` whatever the hand (-1 or ``PASS``:
-    leading, every move but pass)."""
+def _held_at(hand: Array, first, n: int) -> Array:
+    """uint32[n]: words ``first .. first + n - 1`` of :func:`held_words` (``first`` traced)."""
+    cols = jnp.asarray(first, jnp.int32) + jnp.arange(n, dtype=jnp.int32)
+    rows = jnp.asarray(_TOO_MANY_2)[jnp.arange(8)[:, None], _row_index(hand)[:, None], cols]
+    excluded = jax.lax.reduce(rows, jnp.uint32(0), jax.lax.bitwise_or, (0,))
+    return ~excluded & legal_words.span(0, NUM_ACTIONS, n, first)
+
+
+def _ranges(to_beat: Array):
+    """``(lo1, hi1, lo2)``: whatever the hand, the moves allowed after ``to_beat`` are the ids in
+    ``[lo1, hi1)`` and ``[lo2, NUM_ACTIONS)`` (leading: ``[0, PASS)`` and none)."""
     to_beat = jnp.asarray(to_beat, jnp.int32)
     following = (to_beat >= 0) & (to_beat != PASS)
     b = jnp.clip(to_beat, 0, NUM_ACTIONS - 1)
     lo1 = jnp.where(following, jnp.asarray(BEAT_LO)[b], 0)
     hi1 = jnp.where(following, jnp.asarray(BEAT_HI)[b], PASS)
     lo2 = jnp.where(following, jnp.asarray(FLOOR_LO)[b], NUM_ACTIONS)
+    return lo1, hi1, lo2
+
+
+def beating_words(to_beat: Array) -> Array:
+    """uint32[NUM_WORDS]: the moves allowed after ``to_beat`` whatever the hand (-1 or ``PASS``:
+    leading, every move but pass)."""
+    lo1, hi1, lo2 = _ranges(to_beat)
     return (legal_words.span(lo1, hi1, NUM_WORDS)
             | legal_words.span(lo2, NUM_ACTIONS, NUM_WORDS))
 
@@ -276,6 +296,58 @@ def legal_words_of(hand: Array, to_beat: Array) -> Array:
     """uint32[NUM_WORDS]: the legal actions packed (:mod:`cardjax.legal_words`); see
     :func:`legal_mask`."""
     return held_words(hand) & beating_words(to_beat)
+
+
+def is_legal(hand: Array, to_beat: Array, action: Array) -> Array:
+    """bool: ``action`` (an id ``0 .. NUM_ACTIONS - 1``) is in :func:`legal_words_of`, tested on
+    that one move (its cards in the hand, its id in a range) instead of building the set."""
+    action = jnp.asarray(action, jnp.int32)
+    lo1, hi1, lo2 = _ranges(to_beat)
+    held = jnp.all(jnp.asarray(COUNTS)[action] <= jnp.asarray(hand, COUNTS.dtype))
+    return held & (((action >= lo1) & (action < hi1)) | (action >= lo2))
+
+
+# A follow's moves of its own class lie in one id range; in random play 98% of the ranges fit in
+# FOLLOW_WORDS words, which is all a follow needs to read besides the bombs, rocket and pass.
+FOLLOW_WORDS = 4
+_TAIL_FIRST = int(FLOOR_LO[np.flatnonzero(TYPE == SOLO)[0]]) // legal_words.BITS
+_TAIL_WORDS = PASS // legal_words.BITS + 1 - _TAIL_FIRST  # bombs, the rocket and pass
+
+
+def _reads_every_word(to_beat: Array) -> Array:
+    """bool: the legal moves after ``to_beat`` are not all in a follow's few words (a lead, or a
+    follow whose same-class range spans more than FOLLOW_WORDS words)."""
+    lo1, hi1, _ = _ranges(to_beat)
+    following = (to_beat >= 0) & (to_beat != PASS)
+    span_words = (hi1 - 1) // legal_words.BITS - lo1 // legal_words.BITS + 1
+    return ~following | ((hi1 > lo1) & (span_words > FOLLOW_WORDS))
+
+
+def _pick_every_word(u: Array, hand: Array, to_beat: Array) -> Array:
+    return legal_words.pick(legal_words_of(hand, to_beat), u)
+
+
+def _pick_follow(u: Array, hand: Array, to_beat: Array) -> Array:
+    lo1, hi1, lo2 = _ranges(to_beat)
+    first = jnp.minimum(lo1 // legal_words.BITS, NUM_WORDS - FOLLOW_WORDS)
+    same_class = _held_at(hand, first, FOLLOW_WORDS) & legal_words.span(lo1, hi1, FOLLOW_WORDS,
+                                                                         first)
+    tail = (_held_at(hand, _TAIL_FIRST, _TAIL_WORDS)
+            & legal_words.span(lo2, NUM_ACTIONS, _TAIL_WORDS, _TAIL_FIRST))
+    # every same-class id is below lo2, so the words in this order list the set in id order
+    ids = jnp.concatenate([first + jnp.arange(FOLLOW_WORDS, dtype=jnp.int32),
+                           _TAIL_FIRST + jnp.arange(_TAIL_WORDS, dtype=jnp.int32)])
+    return legal_words.pick_in(jnp.concatenate([same_class, tail]), ids, u)
+
+
+def pick_legal(u: Array, hand: Array, to_beat: Array) -> Array:
+    """int32: ``legal_words.pick(legal_words_of(hand, to_beat), u)`` (the ``floor(u * count)``-th
+    legal move), reading only a follow's few words where they hold every legal move.  Under
+    ``vmap`` on a CPU the whole set is built for the other games alone
+    (:func:`cardjax.gate.gated`): about a quarter of the moves of random play."""
+    return gate.gated(_reads_every_word(to_beat), _pick_every_word, _pick_follow,
+                      jnp.asarray(u, jnp.float32), jnp.asarray(hand), jnp.asarray(to_beat, jnp.int32),
+                      share=4)
 
 
 def legal_mask(hand: Array, to_beat: Array) -> Array:
