@@ -1,0 +1,14 @@
+"""Game corpora: games played by chosen players, stored to disk and streamed back.
+
+:mod:`cardjax.corpus.store` is the format (a directory of compressed shards and a manifest) and
+its reader; :mod:`cardjax.corpus.record` plays and records games.  ``scripts/make_corpus.py`` is
+the command; ``docs/corpus.md`` describes both.
+"""
+
+from cardjax.corpus.record import deal_keys, make_recorder, record_games, replay
+from cardjax.corpus.store import (
+    SPLITS, VERSION, Corpus, CorpusError, CorpusWriter, Games, split_of, state_fields,
+)
+
+__all__ = ["Corpus", "CorpusError", "CorpusWriter", "Games", "SPLITS", "VERSION", "deal_keys",
+           "make_recorder", "record_games", "replay", "split_of", "state_fields"]

@@ -1,0 +1,132 @@
+#!/usr/bin/env python
+"""Play games with chosen players and store them as a corpus (``docs/corpus.md``).
+
+    python scripts/make_corpus.py --game gongzhu --players greed --games 20000 --out corpora/greed
+    python scripts/make_corpus.py --game gongzhu --players greed if greed if --games 20000 --out DIR
+    python scripts/make_corpus.py --game doudizhu --players rule --games 50000 --out corpora/ddz
+    python scripts/make_corpus.py --game tractor --players rule runs/shengji rule runs/shengji ...
+    python scripts/make_corpus.py --out corpora/greed --games 40000 --resume   # continue, or extend
+
+``--players``: one player for every seat, or one per seat (seat order), each a baseline name (with
+settings after a colon, e.g. ``ismcts:iterations=300``) or a training run directory.  Games are
+played ``--batch`` at a time on the default device and written in chunks of ``--chunk`` deals
+(one shard per split and chunk; 90% of the deals train, 5% valid, 5% test).  A stopped command
+keeps every chunk it finished; ``--resume`` continues it with the same game, players and seed
+(a larger ``--games`` extends the corpus).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+from tqdm import tqdm
+
+try:
+    import cardjax
+except ImportError:  # pragma: no cover - the repo is not installed
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import cardjax
+from cardjax import agents, corpus
+from cardjax.cli import positive_int, run_command
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--game", choices=cardjax.GAMES, default=None,
+                   help="the game (default gongzhu; with --resume, the corpus's)")
+    p.add_argument("--players", nargs="+", default=None, metavar="PLAYER",
+                   help="one player for every seat or one per seat (default: the game's first "
+                        "baseline other than random)")
+    p.add_argument("--games", type=positive_int, required=True, help="deals in the corpus")
+    p.add_argument("--out", required=True, help="the corpus directory")
+    p.add_argument("--seed", type=int, default=None, help="default 0 (with --resume, the corpus's)")
+    p.add_argument("--batch", type=positive_int, default=256, help="games played at once")
+    p.add_argument("--chunk", type=positive_int, default=8192,
+                   help="deals per chunk: the unit written and kept when the command stops")
+    p.add_argument("--resume", action="store_true", help="continue the corpus in --out")
+    p.add_argument("--no-progress", action="store_true")
+    return p.parse_args(argv)
+
+
+def _default_player(game: str) -> str:
+    return {"gongzhu": "greed", "doudizhu": "rule", "tractor": "rule"}.get(game, "random")
+
+
+def main(argv=None) -> dict:
+    args = parse_args(argv)
+    if args.resume:
+        try:
+            m = corpus.store.read_manifest(args.out)
+        except corpus.CorpusError as e:
+            raise SystemExit(f"error: --resume: {e}") from None
+        for flag, value, have in (("--game", args.game, m["game"]),
+                                  ("--players", args.players, m["settings"]["players"]),
+                                  ("--seed", args.seed, m["settings"]["seed"])):
+            if value is not None and value != have:
+                raise SystemExit(f"error: --resume: the corpus in {args.out} has {flag} {have}, "
+                                 f"not {value}")
+        game, specs, seed = m["game"], m["settings"]["players"], m["settings"]["seed"]
+        env = cardjax.make(game, **m["options"])
+    else:
+        game = args.game or "gongzhu"
+        env = cardjax.make(game)
+        specs = args.players or [_default_player(game)]
+        seed = 0 if args.seed is None else args.seed
+    if len(specs) not in (1, env.num_players):
+        raise SystemExit(f"error: --players: one player or {env.num_players} (one per seat) for "
+                         f"{game}, got {len(specs)}")
+    lineup = [_agent(env, s) for s in (specs * env.num_players if len(specs) == 1 else specs)]
+    try:
+        writer = corpus.CorpusWriter(args.out, env, {"players": list(specs), "seed": seed},
+                                     args.chunk, resume=args.resume)
+    except corpus.CorpusError as e:
+        raise SystemExit(f"error: {e}") from None
+    recorder = corpus.make_recorder(env, lineup)
+    start, t0 = writer.next_deal, time.perf_counter()
+    if start >= args.games:
+        print(f"{args.out} already holds {start} deals", file=sys.stderr)
+    elif start:
+        print(f"resuming {args.out} at deal {start}", file=sys.stderr)
+    bar = tqdm(total=args.games, initial=min(start, args.games), unit="game", file=sys.stderr,
+               disable=args.no_progress, desc=f"{game}: {' '.join(specs)}")
+    for first in range(start, args.games, args.chunk):
+        ids = np.arange(first, min(args.games, first + args.chunk))
+        parts = []
+        for b in range(0, ids.size, args.batch):
+            batch = ids[b:b + args.batch]
+            padded = np.resize(batch, args.batch)  # one compiled size; the padding is dropped
+            g = corpus.record_games(env, lineup, seed, padded, recorder)
+            parts.append(g.take(np.arange(batch.size)))
+            bar.update(batch.size)
+        writer.add_chunk(corpus.Games.concat(parts), seed)
+    bar.close()
+    m = writer.manifest
+    summary = {"out": args.out, "game": game, "players": specs, "seed": seed,
+               "deals": m["next_deal"], "seconds": round(time.perf_counter() - t0, 1)}
+    for split in corpus.SPLITS:
+        shards = [s for s in m["shards"] if s["split"] == split]
+        summary[split] = {"games": sum(s["games"] for s in shards),
+                          "decisions": sum(s["decisions"] for s in shards),
+                          "bytes": sum(s["bytes"] for s in shards)}
+    print(" ".join(f"{k}: {v['games']} games, {v['decisions']} decisions, "
+                   f"{v['bytes'] / 2**20:.1f} MiB;" for k, v in
+                   ((s, summary[s]) for s in corpus.SPLITS)), file=sys.stderr)
+    return summary
+
+
+def _agent(env, spec: str):
+    name, settings = agents.parse_spec(spec)
+    try:
+        if name in agents.baselines(env.name):
+            return agents.get(env, name, **settings)
+        return agents.load(env, spec)
+    except ValueError as e:
+        raise SystemExit(f"error: --players: {e}") from None
+
+
+if __name__ == "__main__":
+    run_command(main)
