@@ -66,6 +66,19 @@ class Env:
     def sample_hidden(self, key: PRNGKey, state, seat):
         raise NotImplementedError
 
+    # --- card-location inference (optional): the hidden cards as kinds and places
+    hidden_space: tuple[tuple[int, ...], int] | None = None  # (max cards per place, max copies)
+
+    def hidden_cards(self, state, seat) -> "HiddenCards":
+        """What ``seat`` does not see, as kinds of cards and the places they may be in (see
+        :class:`HiddenCards`); ``sample_hidden``'s constraints exactly."""
+        raise NotImplementedError(f"{self.name} does not describe its hidden cards")
+
+    def with_hidden(self, state, seat, counts):
+        """``state`` with the cards hidden from ``seat`` placed as ``counts`` (int[K, P], a world
+        of :meth:`hidden_cards`): a state ``seat`` cannot tell from ``state``."""
+        raise NotImplementedError(f"{self.name} does not describe its hidden cards")
+
     def render(self, state) -> str:
         raise NotImplementedError
 
@@ -145,6 +158,18 @@ class Env:
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
         return f"cardjax.make({self.name!r}{', ' if opts else ''}{opts})"
+
+
+class HiddenCards(NamedTuple):
+    """The cards a seat does not see (:meth:`Env.hidden_cards`), for card-location inference.
+
+    ``K`` kinds of cards (copies of a kind cannot be told apart), ``P`` places that may hold them
+    (the other seats, from the next one on, then a kitty or bottom where the game has one)."""
+
+    copies: Array  # int32[K]: unseen copies of each kind
+    allowed: Array  # bool[K, P]: the place may hold the kind (no shown void, ...)
+    capacity: Array  # int32[P]: unseen cards each place holds
+    truth: Array  # int32[K, P]: where they are in ``state`` (hidden information)
 
 
 class Agent(NamedTuple):

@@ -34,7 +34,7 @@ from flax import struct
 
 from cardjax import cards as _cards
 from cardjax import shuffle
-from cardjax.core import Env, PRNGKey
+from cardjax.core import HiddenCards, Env, PRNGKey
 
 Array = jax.Array
 
@@ -462,6 +462,29 @@ class Gongzhu(Env):
         world = s.replace(_owner=owner)
         mask = jnp.where(s.terminated, s.legal_action_mask, self._legal_mask(world))
         return world.replace(legal_action_mask=mask), ok_all
+
+    # The 52 cards are the kinds (one copy each); the places are the three other seats in turn.
+    hidden_space = ((13, 13, 13), 1)
+
+    def hidden_cards(self, state: State, seat) -> HiddenCards:
+        s = state
+        others = (seat + 1 + jnp.arange(NUM_PLAYERS - 1)) % NUM_PLAYERS
+        hidden = (s.played_by < 0) & (s._owner != seat) & ~s.exposed
+        suit = jnp.arange(NUM_CARDS) // 13
+        allowed = ~s.voids[others][:, suit].T  # [card, place]
+        truth = hidden[:, None] & (s._owner[:, None] == others[None, :])
+        return HiddenCards(copies=hidden.astype(jnp.int32), allowed=allowed,
+                           capacity=jnp.sum(truth, axis=0, dtype=jnp.int32),
+                           truth=truth.astype(jnp.int32))
+
+    def with_hidden(self, state: State, seat, counts) -> State:
+        s = state
+        others = (seat + 1 + jnp.arange(NUM_PLAYERS - 1)) % NUM_PLAYERS
+        hidden = (s.played_by < 0) & (s._owner != seat) & ~s.exposed
+        owner = jnp.where(hidden, others[jnp.argmax(counts, axis=1)], s._owner)
+        world = s.replace(_owner=owner.astype(s._owner.dtype))
+        mask = jnp.where(s.terminated, s.legal_action_mask, self._legal_mask(world))
+        return world.replace(legal_action_mask=mask)
 
     # ------------------------------------------------------------------ people
     def action_to_str(self, action: int) -> str:

@@ -1,0 +1,106 @@
+"""``env.hidden_cards`` and ``env.with_hidden`` (the hidden cards as kinds and places, for
+card-location inference) on random positions: the true placement is a world and rebuilds the
+state, every world drawn is a state the seat cannot tell apart, and the information set's size
+agrees with an enumeration of the deals on endgames."""
+
+from __future__ import annotations
+
+import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from cardjax.inference import worlds as W
+import conftest
+
+GAMES = ["gongzhu"]
+
+
+@pytest.fixture(scope="module", params=GAMES)
+def game(request):
+    c = conftest.get_compiled(request.param)
+    env = c.env
+    sp = W.space(*env.hidden_space)
+    first, states, _ = c.batch_rollout(jax.random.split(jax.random.PRNGKey(7), 6))
+    lengths = np.asarray(jnp.argmax(states.terminated, axis=1))
+    positions = [conftest.tree_index(conftest.tree_index(states, g), int(t))
+                 for g in range(6) for t in np.linspace(0, lengths[g] - 1, 5).astype(int)]
+    hidden = jax.jit(env.hidden_cards)
+    rebuild = jax.jit(env.with_hidden)
+
+    @jax.jit
+    def uniform_worlds(key, state, seat):
+        h = env.hidden_cards(state, seat)
+        t = W.tables(sp, jnp.zeros(h.allowed.shape), h.copies, h.allowed, uniform=True)
+        counts = jax.vmap(lambda k: W.sample(sp, t, k, h.capacity))(jax.random.split(key, 8))
+        size = W.log_partition(sp, t, h.capacity)
+        truth = W.log_prob(sp, t, h.truth, h.capacity)
+        return jax.vmap(lambda n: env.with_hidden(state, seat, n))(counts), counts, size, truth
+
+    return c, sp, positions, hidden, rebuild, uniform_worlds
+
+
+def test_the_truth_is_a_world_and_rebuilds_the_state(game):
+    c, sp, positions, hidden, rebuild, _ = game
+    for s in positions:
+        for seat in range(c.env.num_players):
+            h = hidden(s, seat)
+            truth = np.asarray(h.truth)
+            np.testing.assert_array_equal(truth.sum(1), np.asarray(h.copies))
+            np.testing.assert_array_equal(truth.sum(0), np.asarray(h.capacity))
+            assert not truth[~np.asarray(h.allowed)].any()
+            back = rebuild(s, seat, h.truth)
+            for a, b in zip(jax.tree_util.tree_leaves(back), jax.tree_util.tree_leaves(s)):
+                np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_drawn_worlds_are_states_the_seat_cannot_tell_apart(game):
+    c, sp, positions, hidden, rebuild, uniform_worlds = game
+    moved = False
+    for i, s in enumerate(positions[::2]):
+        seat = i % c.env.num_players
+        worlds, counts, log_size, log_p_truth = uniform_worlds(jax.random.PRNGKey(i), s, seat)
+        # uniform over the set: the true world has probability 1 / size (its TSSR is 1)
+        assert float(log_p_truth) == pytest.approx(-float(log_size), abs=1e-3)
+        mine = np.asarray(c.observe(s, seat))
+        for w in range(8):
+            world = conftest.tree_index(worlds, w)
+            np.testing.assert_array_equal(np.asarray(c.observe(world, seat)), mine)
+            h = hidden(world, seat)  # the world's own hidden cards are the drawn ones
+            np.testing.assert_array_equal(np.asarray(h.truth), np.asarray(counts[w]))
+            legal = np.asarray(world.legal_action_mask)
+            if int(s.current_player) == seat:  # the seat's own choices do not change
+                np.testing.assert_array_equal(legal, np.asarray(s.legal_action_mask))
+            moved |= not np.array_equal(np.asarray(counts[w]), np.asarray(hidden(s, seat).truth))
+    assert moved
+
+
+def _count_deals(h) -> int:
+    """The deals of the hidden cards to the places, enumerated (few cards only)."""
+    copies, allowed, capacity = (np.asarray(x) for x in (h.copies, h.allowed, h.capacity))
+    cards = [k for k in range(len(copies)) for _ in range(copies[k])]
+    if len(cards) > 9:
+        return -1
+    seen = set()
+    for places in itertools.product(range(len(capacity)), repeat=len(cards)):
+        if all(allowed[k, p] for k, p in zip(cards, places)) and np.array_equal(
+                np.bincount(places, minlength=len(capacity)), capacity):
+            seen.add(tuple(sorted(zip(cards, places))))
+    return len(seen)
+
+
+def test_the_information_set_size_is_the_number_of_deals(game):
+    c, sp, positions, hidden, _, uniform_worlds = game
+    checked = 0
+    for s in positions:
+        for seat in range(c.env.num_players):
+            h = hidden(s, seat)
+            n = _count_deals(h)
+            if n < 0:
+                continue
+            log_size = float(uniform_worlds(jax.random.PRNGKey(0), s, seat)[2])
+            assert np.exp(log_size) == pytest.approx(n, rel=1e-4)
+            checked += 1
+    assert checked >= 5
