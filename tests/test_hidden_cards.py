@@ -15,12 +15,12 @@ import pytest
 from cardjax.inference import worlds as W
 import conftest
 
-GAMES = ["gongzhu"]
+GAMES = [("gongzhu", {}), ("doudizhu", {}), ("doudizhu", {"bidding": True})]
 
 
-@pytest.fixture(scope="module", params=GAMES)
+@pytest.fixture(scope="module", params=GAMES, ids=lambda g: g[0] + "".join(f"-{k}" for k in g[1]))
 def game(request):
-    c = conftest.get_compiled(request.param)
+    c = conftest.get_compiled(request.param[0], **request.param[1])
     env = c.env
     sp = W.space(*env.hidden_space)
     first, states, _ = c.batch_rollout(jax.random.split(jax.random.PRNGKey(7), 6))

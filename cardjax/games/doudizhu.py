@@ -42,7 +42,7 @@ import numpy as np
 from flax import struct
 
 from cardjax import legal_words, shuffle
-from cardjax.core import Env, PRNGKey, _select
+from cardjax.core import Env, HiddenCards, PRNGKey, _select
 from cardjax.games import doudizhu_moves as moves
 from cardjax.games.doudizhu_moves import (
     ACTIONS, COUNTS, NUM_RANKS, PASS, action_index, action_string, counts_to_str, hand_counts,
@@ -459,6 +459,40 @@ class DouDizhu(Env):
         keep = (holders == seat)[:, None]
         hands = jnp.where(keep[:3], s._hands, dealt[:3]).astype(jnp.int8)
         bottom = jnp.where(revealed, s._bottom, dealt[3]).astype(jnp.int8)
+        return s.replace(_hands=hands, _bottom=bottom)
+
+    # The 15 ranks are the kinds (up to four copies); the places are the two other seats in turn,
+    # then the bottom while it is face down (during the auction).
+    hidden_space = ((20, 20, 3), 4)
+
+    def _unseen(self, s: State, seat):
+        """(free int[15], forced int[15], places int[2]): the ranks ``seat`` has not seen and
+        that may be anywhere hidden, those the landlord must still hold (shown bottom cards it
+        has not played), and the two other seats."""
+        lord = jnp.maximum(s.landlord, 0)
+        forced = jnp.where(~s.bidding & (s.landlord >= 0) & (lord != seat),
+                           jnp.maximum(s.bottom - s.played[lord], 0), 0).astype(jnp.int32)
+        unseen = jnp.asarray(DECK) - s._hands[seat] - jnp.sum(s.played, axis=0)
+        places = (seat + 1 + jnp.arange(NUM_PLAYERS - 1)) % NUM_PLAYERS
+        return unseen.astype(jnp.int32) - forced, forced, places
+
+    def hidden_cards(self, state: State, seat) -> HiddenCards:
+        s = state
+        free, forced, places = self._unseen(s, seat)
+        in_hands = s._hands[places].astype(jnp.int32) - jnp.where(
+            (places == s.landlord)[:, None], forced[None, :], 0)  # [2, 15]
+        bottom = jnp.where(s.bidding, s._bottom, 0).astype(jnp.int32)
+        truth = jnp.concatenate([in_hands, bottom[None]]).T  # [15, 3]
+        return HiddenCards(copies=free, allowed=jnp.ones((NUM_RANKS, 3), bool),
+                           capacity=jnp.sum(truth, axis=0, dtype=jnp.int32), truth=truth)
+
+    def with_hidden(self, state: State, seat, counts) -> State:
+        s = state
+        _, forced, places = self._unseen(s, seat)
+        counts = jnp.asarray(counts, jnp.int32)
+        held = counts[:, :2].T + jnp.where((places == s.landlord)[:, None], forced[None, :], 0)
+        hands = s._hands.at[places].set(held.astype(s._hands.dtype))
+        bottom = jnp.where(s.bidding, counts[:, 2], s._bottom).astype(s._bottom.dtype)
         return s.replace(_hands=hands, _bottom=bottom)
 
     # ------------------------------------------------------------------ people
