@@ -359,7 +359,7 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
         evaluate: Callable | None = None, eval_every: int = 0, eval_info: dict | None = None,
         checkpoint_every: int = 1, progress: bool = True, is_main: bool = True,
         title: str = "", checkpoints: Checkpoints | None = None,
-        eval_name: str = "WPG") -> Any:
+        eval_name: str = "WPG", stop: Callable | None = None) -> Any:
     """Run ``step`` until ``state.iteration == iterations``; returns the final state.
 
     ``state`` is a fresh or restored train state with an int ``iteration`` field; ``step(state)
@@ -369,8 +369,10 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
     ``mean`` and ``stderr`` runs every ``eval_every`` iterations and after the last one (never
     when None or ``eval_every == 0``).  If it has a ``prepare(state)`` attribute (e.g. its matches
     with ``compile_only=True``), that runs in a background thread while the first iterations
-    train, so the first evaluation does not wait for the compiler.  Only the main process
-    (``is_main``) writes logs and plots; every process takes part in checkpoints.
+    train, so the first evaluation does not wait for the compiler.  ``stop(evaluations) ->
+    bool``, asked after each evaluation, ends the run there (early stopping; the iteration is
+    checkpointed).  Only the main process (``is_main``) writes logs and plots; every process
+    takes part in checkpoints.
     """
     files = RunFiles(out)
     os.makedirs(out, exist_ok=True)
@@ -453,9 +455,17 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
             post["eval"] = f"{r['mean']:+.1f}"
         bar.set_postfix(post)
         bar.update(1)
+        stopping = due(i) and stop is not None and stop(evals)
+        if stopping and not (i % checkpoint_every == 0 or i == iterations):
+            ckpt.save(i, state, config)
         if is_main and (due(i) or i == iterations):
             mlog.plot_curves(records, evals, files.curves, title, rate_name=rate_name,
                              eval_name=eval_name)
+        if stopping:
+            if is_main and progress:
+                print(f"stopped at iteration {i}: no better evaluation in a while",
+                      file=sys.stderr)
+            break
     bar.close()
     ckpt.wait()
     return state

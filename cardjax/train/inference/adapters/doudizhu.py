@@ -1,0 +1,26 @@
+"""Dou Dizhu for card-location inference.
+
+Features: ``env.observe`` (1,325 values from the seat's view: own hand, cards left and played by
+each seat, the move to beat, the bottom cards, the landlord, bombs, the last 15 moves).  Stage:
+the move number in tens (0..9, the tenth for moves 90 on).  Roles: landlord, the peasant after
+it, the peasant before it.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from cardjax.train.inference.adapter import Adapter
+
+ROLES = ("landlord", "landlord_down", "landlord_up")
+
+
+def features(env, state, seat):
+    return env.observe(state, seat).astype(jnp.float32)
+
+
+ADAPTER = Adapter(game="doudizhu", features=features,
+                  stage=lambda env, s: jnp.minimum(s.step_count // 10, 9).astype(jnp.int32),
+                  stages=10, stage_name="move / 10",
+                  role=lambda env, s, seat: ((seat - jnp.maximum(s.landlord, 0)) % 3).astype(
+                      jnp.int32), role_names=ROLES)

@@ -1,0 +1,255 @@
+#!/usr/bin/env python
+"""Train a card-location inference network on a game corpus (Solinas, Rebstock and Buro 2019).
+
+    python scripts/make_corpus.py --game gongzhu --players greed --games 20000 --out corpora/greed
+    python experiments/inference.py --corpus corpora/greed --out runs/inference_greed
+    python experiments/inference.py --out runs/inference_greed --resume --iterations 4000
+
+The network reads the acting seat's view (``env.observe`` and the move history the paper lists:
+cards led and sloughed by each seat, when each card was played; see
+``cardjax/train/inference/adapters``) and gives, for every kind of card the seat cannot see, a
+softmax over the places it may be in (the other hands; Dou Dizhu's face-down bottom), places
+ruled out (a shown void, a full hand) masked.  Each iteration replays ``--batch_games`` training
+games of the corpus (shuffled, a new order every epoch) and takes one Adam step on the
+cross-entropy of every unseen card at every decision (dropout and ELU layers as in the paper).
+Every ``--eval_every`` iterations the validation games are scored: ``eval.json`` gets the
+cross-entropy per unseen card (``mean``, lower is better, +- standard error over games), the
+share of cards whose most likely place is right, the same for the simple baseline that respects
+what is ruled out and spreads the rest by hand size, the network's ``gain`` over it (+- a paired
+standard error over games), and all of it by trick (or move) and role.  The
+best network so far is kept in ``best.msgpack``; ``--patience N`` stops after N evaluations
+without a better one (early stopping on the validation split).  ``--resume`` continues exactly
+(the same batches, in the same order).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import serialization
+
+try:
+    import cardjax
+except ImportError:  # pragma: no cover - the repo is not installed
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import cardjax
+from cardjax import corpus as corpora
+from cardjax.cli import non_negative_int, positive_float, positive_int, probability, run_command
+from cardjax.train import runner
+from cardjax.train.inference import Config, cached_trainer
+
+TRAIN_FLAGS = {
+    "batch_games": (positive_int, "corpus games per step (every decision of each is trained on)"),
+    "width": (positive_int, "hidden layer width"),
+    "depth": (positive_int, "hidden layers"),
+    "dropout": (probability, "dropout rate of the hidden layers"),
+    "lr": (positive_float, "Adam learning rate"),
+    "lr_decay": (positive_float, "learning rate factor every --decay_steps steps"),
+    "decay_steps": (positive_int, "steps between learning-rate decays"),
+}
+EVAL_DEFAULTS = {"eval_every": 50, "eval_games": 256, "patience": 0}
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog=__doc__.split("\n\n", 2)[2])
+    runner.add_run_flags(p, out="runs/inference", iterations=200, checkpoint_every=50)
+    defaults = Config()
+    train = p.add_argument_group("training (saved with the run; defaults in brackets)")
+    train.add_argument("--corpus", default=None, help="the corpus directory (a new run)")
+    for name, (kind, text) in TRAIN_FLAGS.items():
+        train.add_argument(f"--{name}", type=kind, default=None,
+                           help=f"{text} [{getattr(defaults, name)}]")
+    ev = p.add_argument_group("evaluation (saved with the run; a typed flag wins on --resume)")
+    ev.add_argument("--eval_every", type=non_negative_int, default=None,
+                    help=f"validate every this many iterations and after the last "
+                    f"[{EVAL_DEFAULTS['eval_every']}]")
+    ev.add_argument("--eval_games", type=non_negative_int, default=None,
+                    help=f"validation games scored (0 skips) [{EVAL_DEFAULTS['eval_games']}]")
+    ev.add_argument("--patience", type=non_negative_int, default=None,
+                    help="stop after this many evaluations without a better one (0: never) "
+                    f"[{EVAL_DEFAULTS['patience']}]")
+    return p.parse_args(argv)
+
+
+def resolve(args) -> tuple[Config, int | None]:
+    typed = {k: getattr(args, k) for k in TRAIN_FLAGS if getattr(args, k) is not None}
+    latest = runner.existing_run(args.out)
+    if latest is None and not args.resume:
+        if args.corpus is None:
+            raise SystemExit("error: --corpus is required for a new run")
+        try:
+            m = corpora.store.read_manifest(args.corpus)
+        except corpora.CorpusError as e:
+            raise SystemExit(f"error: --corpus: {e}") from None
+        typed.update(corpus=os.path.abspath(args.corpus), game=m["game"])
+    elif args.corpus is not None:
+        typed["corpus"] = os.path.abspath(args.corpus)
+
+    def check_saved(saved):
+        return None if saved.get("algorithm") == "inference" else \
+            "it holds a run of another trainer"
+
+    return runner.resolve_config(args.out, args.resume, typed, Config().to_dict(),
+                                 Config.from_dict, check_saved)
+
+
+class Batches:
+    """The training games of iteration ``i``: batch ``i mod per_epoch`` of epoch ``i //
+    per_epoch``, the split shuffled anew each epoch from the run's seed.  Asking for the batch
+    after the last one given reads on; any other restarts the epoch and skips to it."""
+
+    def __init__(self, c: corpora.Corpus, batch: int, seed: int):
+        self.c, self.batch, self.seed = c, batch, seed
+        n = c.count("train")
+        if n < batch:
+            raise SystemExit(f"error: the corpus's train split has {n} games, fewer than "
+                             f"--batch_games {batch}")
+        self.per_epoch = n // batch
+        self._at, self._it = None, None
+
+    def __call__(self, i: int) -> corpora.Games:
+        epoch, j = divmod(i, self.per_epoch)
+        if self._at != (epoch, j):
+            self._it = self.c.games("train", self.batch, shuffle=True,
+                                    seed=self.seed * 100003 + epoch, drop_last=True)
+            for _ in range(j):
+                next(self._it)
+        self._at = (epoch, j + 1)
+        return next(self._it)
+
+
+def _device(g: corpora.Games):
+    return jax.tree_util.tree_map(jnp.asarray, g.state), jnp.asarray(g.actions)
+
+
+def make_evaluate(trainer, c: corpora.Corpus, cfg: Config, games: int, out: str):
+    """``evaluate(state) -> dict``: the validation games' cross-entropy per unseen card and the
+    rest (module docstring); saves ``best.msgpack`` when it is the best so far."""
+    valid = []
+    for g in c.games("valid", cfg.batch_games):
+        valid.append(g)
+        if sum(x.deal_id.shape[0] for x in valid) >= games:
+            break
+    if not valid:
+        raise SystemExit("error: the corpus has no validation games; make a larger one")
+    data = corpora.Games.concat(valid).take(np.arange(min(games, sum(
+        x.deal_id.shape[0] for x in valid))))
+    n = data.deal_id.shape[0]
+    best = {"ce": np.inf}
+    files = runner.RunFiles(out)
+    for e in files.read_evals():
+        best["ce"] = min(best["ce"], e["mean"])
+
+    def evaluate(state):
+        parts = []
+        for start in range(0, n, cfg.batch_games):
+            rows = np.arange(start, start + cfg.batch_games)
+            keep = rows < n  # the last batch is padded with repeated games
+            res = jax.device_get(trainer.evaluate(state.params, *_device(data.take(rows % n))))
+            T = res["ce"].shape[0] // cfg.batch_games
+            parts.append({k: v.reshape(T, cfg.batch_games)[:, keep] for k, v in res.items()})
+        r = {k: np.concatenate([p[k] for p in parts], axis=1) for k in parts[0]}  # [T, games]
+        v = r["valid"]
+        cards = np.where(v, r["cards"], 0)
+
+        def summary(ce, right, mask):
+            per_game = np.where(mask, ce, 0).sum(0) / np.maximum(np.where(mask, cards, 0).sum(0), 1)
+            used = np.where(mask, cards, 0).sum(0) > 0
+            total = max(np.where(mask, cards, 0).sum(), 1)
+            se = float(per_game[used].std(ddof=1) / np.sqrt(used.sum())) if used.sum() > 1 else None
+            return {"ce": float(np.where(mask, ce, 0).sum() / total), "stderr": se,
+                    "accuracy": float(np.where(mask, right, 0).sum() / total),
+                    "positions": int(mask.sum())}
+
+        net = summary(r["ce"], r["right"], v)
+        uni = summary(r["uniform_ce"], r["uniform_right"], v)
+        # the gain over the baseline, per game on the same positions (a paired error)
+        per_card = lambda ce: np.where(v, ce, 0).sum(0) / np.maximum(cards.sum(0), 1)
+        gain = (per_card(r["uniform_ce"]) - per_card(r["ce"]))[cards.sum(0) > 0]
+        by_stage = [{"stage": s, "network": summary(r["ce"], r["right"], v & (r["stage"] == s)),
+                     "uniform": summary(r["uniform_ce"], r["uniform_right"],
+                                        v & (r["stage"] == s))}
+                    for s in range(trainer.adapter.stages) if (v & (r["stage"] == s)).any()]
+        by_role = [{"role": name,
+                    "network": summary(r["ce"], r["right"], v & (r["role"] == k)),
+                    "uniform": summary(r["uniform_ce"], r["uniform_right"], v & (r["role"] == k))}
+                   for k, name in enumerate(trainer.adapter.role_names)
+                   if (v & (r["role"] == k)).any()]
+        improved = net["ce"] < best["ce"]
+        if improved:
+            best["ce"] = net["ce"]
+            data_bytes = serialization.to_bytes(jax.device_get(state.params))
+            tmp = os.path.join(out, "best.msgpack.tmp")
+            with open(tmp, "wb") as f:
+                f.write(data_bytes)
+            os.replace(tmp, os.path.join(out, "best.msgpack"))
+        return {"mean": net["ce"], "stderr": net["stderr"], "accuracy": net["accuracy"],
+                "uniform_ce": uni["ce"], "uniform_accuracy": uni["accuracy"],
+                "gain": uni["ce"] - net["ce"],
+                "gain_stderr": float(gain.std(ddof=1) / np.sqrt(gain.size)) if gain.size > 1
+                else None,
+                "positions": net["positions"], "games": n, "best": bool(improved),
+                "by_stage": by_stage, "by_role": by_role}
+
+    return evaluate, {"split": "valid", "games": n, "stage_name": trainer.adapter.stage_name,
+                      "metric": "cross-entropy per unseen card (nats)"}
+
+
+def main(argv=None) -> dict:
+    args = parse_args(argv)
+    runner.check_writable(args.out, create=not args.resume)
+    cfg, latest = resolve(args)
+    try:
+        c = corpora.Corpus(cfg.corpus)
+        env = cardjax.make(c.manifest["game"], **c.manifest["options"])
+        c = corpora.Corpus(cfg.corpus, env)
+    except corpora.CorpusError as e:
+        raise SystemExit(f"error: {e}") from None
+    trainer = cached_trainer(cfg, env)
+    state, ckpt = runner.initial_state(args.out, latest, trainer.init, args.seed)
+    runner.announce(f"card-location inference for {cfg.game}",
+                    f"{cfg.batch_games} corpus games/iteration, {trainer.kinds} kinds x "
+                    f"{trainer.places} places", state.params, args.out)
+    ev = runner.resolve_eval_settings(args.out, args.resume, args, EVAL_DEFAULTS)
+    batches = Batches(c, cfg.batch_games, args.seed)
+
+    def step(state):
+        return trainer.update(state, *_device(batches(int(state.iteration))))
+
+    evaluate, info, stop = None, None, None
+    if ev["eval_games"] > 0:
+        evaluate, info = make_evaluate(trainer, c, cfg, ev["eval_games"], args.out)
+        if ev["patience"] > 0:
+            stop = lambda evals: len(evals) > ev["patience"] and min(
+                e["mean"] for e in evals[-ev["patience"]:]) >= min(
+                e["mean"] for e in evals[:-ev["patience"]])
+    eval_every = ev["eval_every"] if ev["eval_every"] > 0 else args.iterations
+    state = runner.run(out=args.out, state=state, step=step, config=cfg.to_dict(),
+                       iterations=args.iterations, units_per_iteration="decisions",
+                       rate_name="decisions_per_s", evaluate=evaluate, eval_every=eval_every,
+                       eval_info=info, checkpoint_every=args.checkpoint_every,
+                       progress=not args.no_progress, checkpoints=ckpt,
+                       title=f"inference {cfg.game}, {cfg.batch_games} games/it",
+                       eval_name="valid CE per card", stop=stop)
+    ckpt.close()
+    summary = {"iteration": int(state.iteration), "out": args.out, "game": cfg.game}
+    evals = runner.RunFiles(args.out).read_evals()
+    if evals:
+        last, best = evals[-1], min(evals, key=lambda e: e["mean"])
+        summary.update(valid_ce=last["mean"], valid_accuracy=last["accuracy"],
+                       uniform_ce=last["uniform_ce"], best_ce=best["mean"],
+                       best_iteration=best["iteration"])
+    print(json.dumps(summary))
+    return summary
+
+
+if __name__ == "__main__":
+    run_command(main)
