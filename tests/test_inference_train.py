@@ -160,3 +160,48 @@ def test_the_runner_stops_when_asked(tmp_path):
                        eval_every=1, progress=False, stop=patience, checkpoint_every=5)
     assert int(final.iteration) == 4  # 3, 2 (best), 2.5, 2.2: two without a better one
     assert runner.existing_run(str(tmp_path / "run")) == 4
+
+
+def test_tssr_is_exact_and_the_baseline_is_uniform(script, if_corpus, tmp_path):
+    """scripts/tssr.py on a short run: the baseline's worlds are uniform over each Gongzhu
+    information set (TSSR 1); the network's TSSR of an endgame position equals P(true) x |I|
+    found by enumerating its worlds."""
+    from cardjax.inference import worlds as W
+    from cardjax.train.inference.tssr import make_tssr
+
+    run = str(tmp_path / "run")
+    script.main(["--corpus", if_corpus, "--out", run, "--iterations", "5", "--eval_every", "5",
+                 "--eval_games", "8"] + SMALL)
+    tssr = conftest.load_script("scripts/tssr.py")
+    report = tssr.main(["--run", run, "--games", "8", "--json", str(tmp_path / "t.json"),
+                        "--png", str(tmp_path / "t.png")])
+    assert [r["stage"] for r in report["rows"]] == list(range(13))
+    for r in report["rows"]:
+        assert r["baseline"] == pytest.approx(1.0, rel=1e-3)
+        assert r["oracle"] > r["network"] > 0
+    assert os.path.getsize(tmp_path / "t.png") > 0
+    trainer, params, c = tssr.load(run)
+    g = next(c.games("test", 1))
+    states = jax.tree_util.tree_map(jnp.asarray, g.state)
+    out = make_tssr(trainer)(params, states, jnp.asarray(g.actions))
+    pos = jax.jit(lambda s, a: positions(trainer.env, trainer.adapter, s, a))(
+        states, jnp.asarray(g.actions))
+    t = 44  # trick 12: 8 cards unseen by the seat to act
+    logq = inf.log_probs(trainer.net.apply(params, pos.features[t]), pos.allowed[t],
+                         pos.capacity[t])
+    worlds, probs = W.brute_force(pos.copies[t], pos.allowed[t], pos.capacity[t],
+                                  np.exp(np.asarray(logq)))
+    true = [i for i, w in enumerate(worlds) if np.array_equal(w, np.asarray(pos.truth[t]))]
+    assert len(true) == 1 and len(worlds) > 1
+    assert float(np.exp(out["log_network"][t])) == pytest.approx(probs[true[0]] * len(worlds),
+                                                                  rel=1e-4)
+    assert float(np.exp(out["log_size"][t])) == pytest.approx(len(worlds), rel=1e-5)
+    assert float(np.exp(out["log_size"][0])) == pytest.approx(8.4478e16, rel=1e-3)  # 39!/13!^3
+
+
+def test_tssr_refuses_a_run_without_a_best_network(script, if_corpus, tmp_path):
+    run = str(tmp_path / "run")
+    script.main(["--corpus", if_corpus, "--out", run, "--iterations", "1", "--eval_games",
+                 "0"] + SMALL)
+    with pytest.raises(SystemExit, match="no best.msgpack"):
+        conftest.load_script("scripts/tssr.py").main(["--run", run])

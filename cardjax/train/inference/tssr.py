@@ -1,0 +1,50 @@
+"""The true-state sampling ratio (TSSR, Solinas et al. 2019, section 5) of the positions of
+recorded games: how many times more likely a sampler draws the true world than a uniform draw
+from the information set, ``P(true world) x |I|``.  Computed exactly, by the dynamic programme of
+:mod:`cardjax.inference.worlds`, for three samplers:
+
+* ``network``: worlds in proportion to a trained network's per-card predictions (equation 1);
+* ``baseline``: the same with the simple baseline's predictions (what is ruled out is respected,
+  the rest spread by the places' unseen cards: :func:`train.uniform_log_probs`);
+* ``oracle``: the true world with probability 1, so its TSSR is the information-set size ``|I|``.
+
+A uniform draw has TSSR 1 by definition.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from cardjax.inference import worlds
+from cardjax.train.inference import train
+
+
+def make_tssr(trainer: train.Trainer):
+    """Jitted ``tssr(params, states, actions) -> dict`` of per-position arrays [T * B]:
+    ``log_network``, ``log_baseline``, ``log_size`` (natural logs of the TSSRs and of |I|),
+    ``valid``, ``stage``, ``role``."""
+    env, sp = trainer.env, worlds.space(*trainer.env.hidden_space)
+
+    def one(logq, pos):
+        size = worlds.log_size(sp, pos.copies, pos.allowed, pos.capacity)
+
+        def log_tssr(lq):
+            t = worlds.tables(sp, lq, pos.copies, pos.allowed)
+            return worlds.log_prob(sp, t, pos.truth, pos.capacity) + size
+
+        base = train.uniform_log_probs(pos)
+        return log_tssr(logq), log_tssr(base), size
+
+    @jax.jit
+    def tssr(params, states, actions):
+        pos = train.positions(env, trainer.adapter, states, actions)
+        logq = train.log_probs(trainer.net.apply(params, pos.features), pos.allowed,
+                               pos.capacity)
+        # one position at a time in groups (the tables are |capacities| x kinds each)
+        net, base, size = jax.lax.map(lambda x: one(*x), (logq, pos), batch_size=32)
+        ok = pos.valid & jnp.isfinite(size)
+        return {"log_network": net, "log_baseline": base, "log_size": size, "valid": ok,
+                "stage": pos.stage, "role": pos.role}
+
+    return tssr

@@ -1,0 +1,154 @@
+#!/usr/bin/env python
+"""The true-state sampling ratio (TSSR) of a card-location inference run, by trick (or move) and
+role, on held-out corpus games (Solinas, Rebstock and Buro 2019, section 5 and figure 2).
+
+    python scripts/tssr.py --run runs/inference_greed --games 200 --json tssr.json --png tssr.png
+
+For every decision of ``--games`` games of the corpus's ``--split`` (default ``test``), seen by the
+seat to act: how many times more likely the true world is drawn than by a uniform draw from the
+information set, for worlds drawn in proportion to the run's best network (``best.msgpack``), to
+the simple baseline (what is ruled out respected, the rest by the places' unseen cards) and to
+the oracle (the true world: TSSR = the information-set size).  Exact (``cardjax.inference.worlds``),
+not sampled.  Prints and writes the mean TSSR (the paper's figure) and the mean log10 TSSR per
+stage and role.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import serialization
+
+try:
+    import cardjax
+except ImportError:  # pragma: no cover - the repo is not installed
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import cardjax
+from cardjax import corpus as corpora
+from cardjax.cli import positive_int, run_command
+from cardjax.train import runner
+from cardjax.train.inference import Config, cached_trainer
+from cardjax.train.inference.tssr import make_tssr
+
+SAMPLERS = ("network", "baseline", "oracle")
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--run", required=True, help="an experiments/inference.py run directory")
+    p.add_argument("--split", choices=corpora.SPLITS, default="test")
+    p.add_argument("--games", type=positive_int, default=200)
+    p.add_argument("--batch", type=positive_int, default=8, help="games replayed at once")
+    p.add_argument("--json", default=None)
+    p.add_argument("--png", default=None)
+    return p.parse_args(argv)
+
+
+def load(run: str):
+    """(trainer, params, corpus) of an inference run: its config and its best network."""
+    _, saved = runner.readable_config(run)
+    if saved.get("algorithm") != "inference":
+        raise SystemExit(f"error: {run} holds a run of another trainer")
+    cfg = Config.from_dict(saved)
+    try:
+        c = corpora.Corpus(cfg.corpus)
+        env = cardjax.make(c.manifest["game"], **c.manifest["options"])
+        c = corpora.Corpus(cfg.corpus, env)
+    except corpora.CorpusError as e:
+        raise SystemExit(f"error: the run's corpus: {e}") from None
+    best = os.path.join(run, "best.msgpack")
+    if not os.path.isfile(best):
+        raise SystemExit(f"error: no best.msgpack in {run} (a run trained without evaluation)")
+    trainer = cached_trainer(cfg, env)
+    like = jax.eval_shape(trainer.init, jax.random.PRNGKey(0)).params
+    like = jax.tree_util.tree_map(lambda x: np.zeros(x.shape, x.dtype), like)
+    with open(best, "rb") as f:
+        try:
+            params = serialization.from_bytes(like, f.read())
+        except Exception as e:  # noqa: BLE001 -- msgpack and flax raise several kinds
+            raise SystemExit(f"error: {best}: unreadable ({e})") from None
+    return trainer, params, c
+
+
+def main(argv=None) -> dict:
+    args = parse_args(argv)
+    trainer, params, c = load(args.run)
+    tssr = make_tssr(trainer)
+    parts, seen = [], 0
+    for g in c.games(args.split, args.batch):
+        n = g.deal_id.shape[0]
+        rows = np.arange(args.batch) % n  # a short last batch is padded, the padding dropped
+        states = jax.tree_util.tree_map(jnp.asarray, g.take(rows).state)
+        out = jax.device_get(tssr(params, states, jnp.asarray(g.take(rows).actions)))
+        T = out["valid"].shape[0] // args.batch
+        keep = np.arange(args.batch) < min(n, args.games - seen)
+        parts.append({k: v.reshape(T, args.batch)[:, keep].reshape(-1) for k, v in out.items()})
+        seen += int(keep.sum())
+        if seen >= args.games:
+            break
+    if not parts:
+        raise SystemExit(f"error: the corpus has no {args.split} games")
+    r = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    logs = {"network": r["log_network"], "baseline": r["log_baseline"], "oracle": r["log_size"]}
+    adapter = trainer.adapter
+    rows = []
+    for role, name in enumerate(adapter.role_names):
+        for stage in range(adapter.stages):
+            m = r["valid"] & (r["role"] == role) & (r["stage"] == stage)
+            if not m.any():
+                continue
+            row = {"role": name, "stage": stage, "positions": int(m.sum())}
+            for s in SAMPLERS:
+                x = logs[s][m]
+                row[s] = float(np.mean(np.exp(x)))
+                row[f"{s}_log10"] = float(np.mean(x) / np.log(10))
+            rows.append(row)
+    report = {"run": args.run, "game": trainer.env.name, "split": args.split, "games": seen,
+              "stage_name": adapter.stage_name, "rows": rows}
+    print(f"{'role':>14} {adapter.stage_name:>9} {'positions':>9} " +
+          " ".join(f"{s + ' TSSR':>16}" for s in SAMPLERS))
+    for row in rows:
+        print(f"{row['role']:>14} {row['stage'] + 1:>9} {row['positions']:>9} " +
+              " ".join(f"{row[s]:16.4g}" for s in SAMPLERS))
+    if args.json:
+        tmp = args.json + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(report, f, indent=1)
+        os.replace(tmp, args.json)
+    if args.png:
+        plot(report, args.png)
+    return report
+
+
+def plot(report: dict, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    roles = sorted({r["role"] for r in report["rows"]}, key=[r["role"] for r in report["rows"]].index)
+    fig, axes = plt.subplots(1, len(roles), figsize=(4.5 * len(roles), 3.6), squeeze=False)
+    for ax, role in zip(axes[0], roles):
+        rows = [r for r in report["rows"] if r["role"] == role]
+        x = [r["stage"] + 1 for r in rows]
+        for s, style in zip(SAMPLERS, ("o-", "s--", "^:")):
+            ax.plot(x, [r[s] for r in rows], style, label=s)
+        ax.axhline(1.0, color="grey", lw=0.8)
+        ax.set_yscale("log")
+        ax.set_xlabel(report["stage_name"])
+        ax.set_title(f"{report['game']}: {role}")
+    axes[0][0].set_ylabel("mean TSSR")
+    axes[0][0].legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    run_command(main)
