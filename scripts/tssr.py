@@ -23,7 +23,6 @@ import sys
 import jax
 import jax.numpy as jnp
 import numpy as np
-from flax import serialization
 
 try:
     import cardjax
@@ -32,8 +31,7 @@ except ImportError:  # pragma: no cover - the repo is not installed
     import cardjax
 from cardjax import corpus as corpora
 from cardjax.cli import positive_int, run_command
-from cardjax.train import runner
-from cardjax.train.inference import Config, cached_trainer
+from cardjax.train.inference import load_run
 from cardjax.train.inference.tssr import make_tssr
 
 SAMPLERS = ("network", "baseline", "oracle")
@@ -50,35 +48,12 @@ def parse_args(argv=None):
     return p.parse_args(argv)
 
 
-def load(run: str):
-    """(trainer, params, corpus) of an inference run: its config and its best network."""
-    _, saved = runner.readable_config(run)
-    if saved.get("algorithm") != "inference":
-        raise SystemExit(f"error: {run} holds a run of another trainer")
-    cfg = Config.from_dict(saved)
-    try:
-        c = corpora.Corpus(cfg.corpus)
-        env = cardjax.make(c.manifest["game"], **c.manifest["options"])
-        c = corpora.Corpus(cfg.corpus, env)
-    except corpora.CorpusError as e:
-        raise SystemExit(f"error: the run's corpus: {e}") from None
-    best = os.path.join(run, "best.msgpack")
-    if not os.path.isfile(best):
-        raise SystemExit(f"error: no best.msgpack in {run} (a run trained without evaluation)")
-    trainer = cached_trainer(cfg, env)
-    like = jax.eval_shape(trainer.init, jax.random.PRNGKey(0)).params
-    like = jax.tree_util.tree_map(lambda x: np.zeros(x.shape, x.dtype), like)
-    with open(best, "rb") as f:
-        try:
-            params = serialization.from_bytes(like, f.read())
-        except Exception as e:  # noqa: BLE001 -- msgpack and flax raise several kinds
-            raise SystemExit(f"error: {best}: unreadable ({e})") from None
-    return trainer, params, c
-
-
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    trainer, params, c = load(args.run)
+    try:
+        trainer, params, c = load_run(args.run)
+    except ValueError as e:
+        raise SystemExit(f"error: {e}") from None
     tssr = make_tssr(trainer)
     parts, seen = [], 0
     for g in c.games(args.split, args.batch):

@@ -180,7 +180,7 @@ def test_tssr_is_exact_and_the_baseline_is_uniform(script, if_corpus, tmp_path):
         assert r["baseline"] == pytest.approx(1.0, rel=1e-3)
         assert r["oracle"] > r["network"] > 0
     assert os.path.getsize(tmp_path / "t.png") > 0
-    trainer, params, c = tssr.load(run)
+    trainer, params, c = inf.load_run(run)
     g = next(c.games("test", 1))
     states = jax.tree_util.tree_map(jnp.asarray, g.state)
     out = make_tssr(trainer)(params, states, jnp.asarray(g.actions))
@@ -205,3 +205,17 @@ def test_tssr_refuses_a_run_without_a_best_network(script, if_corpus, tmp_path):
                  "0"] + SMALL)
     with pytest.raises(SystemExit, match="no best.msgpack"):
         conftest.load_script("scripts/tssr.py").main(["--run", run])
+
+
+def test_pimc_draws_its_worlds_from_a_run(script, if_corpus, tmp_path):
+    run = str(tmp_path / "run")
+    script.main(["--corpus", if_corpus, "--out", run, "--iterations", "2", "--eval_every", "2",
+                 "--eval_games", "8"] + SMALL)
+    env = cardjax.make("gongzhu")
+    a = agents.get(env, "pimc", inference=run, worlds=2, candidates=4)
+    assert a.name == "pimc+inference" and a.params[0] is not None
+    s = env.init(jax.random.PRNGKey(9))
+    act = int(jax.jit(a.act)(a.params, jax.random.PRNGKey(1), s))
+    assert bool(s.legal_action_mask[act])
+    with pytest.raises(ValueError, match="was trained for"):
+        agents.get(cardjax.make("gongzhu", exposure=True), "pimc", inference=run)

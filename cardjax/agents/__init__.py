@@ -21,6 +21,7 @@ _BASELINES = {
     ("*", "cheat_uct"): "cardjax.agents.search:make_cheat_uct",
     ("*", "det_uct"): "cardjax.agents.search:make_det_uct",
     ("*", "ismcts"): "cardjax.agents.search:make_ismcts",
+    ("*", "pimc"): "cardjax.agents.pimc:make",
 }
 
 
@@ -78,7 +79,7 @@ def get(env, name: str, **options) -> Agent:
     return make(env, **options)
 
 
-SEARCH = ("cheat_uct", "det_uct", "ismcts")  # players with settings (cardjax.agents.search)
+SEARCH = ("cheat_uct", "det_uct", "ismcts", "pimc")  # players with settings
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:

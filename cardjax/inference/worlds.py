@@ -198,3 +198,27 @@ def brute_force(copies, allowed, capacity, q=None, uniform=False):
         weights.append(w)
     weights = np.asarray(weights)
     return worlds, weights / weights.sum() if len(worlds) else weights
+
+
+def sampler(env, log_q=None):
+    """``sample_worlds(key, state, seat, n, params=None) -> n worlds`` (states, leading axis n) that
+    ``seat`` cannot tell from ``state``, drawn exactly: uniformly over the information set
+    (``log_q`` None) or in proportion to equation 1 with ``log_q(params, state, seat) -> float[K,
+    P]`` (a network's predictions).  For a game that describes its hidden cards
+    (``env.hidden_cards``)."""
+    if env.hidden_space is None:
+        raise ValueError(f"{env.name} does not describe its hidden cards (env.hidden_cards): "
+                         "draw its worlds with env.sample_hidden")
+    sp = space(*env.hidden_space)
+
+    def sample_worlds(key, state, seat, n: int, params=None):
+        h = env.hidden_cards(state, seat)
+        if log_q is None:
+            t = tables(sp, jnp.zeros(h.allowed.shape, jnp.float32), h.copies, h.allowed,
+                       uniform=True)
+        else:
+            t = tables(sp, log_q(params, state, seat), h.copies, h.allowed)
+        counts = jax.vmap(lambda k: sample(sp, t, k, h.capacity))(jax.random.split(key, n))
+        return jax.vmap(lambda c: env.with_hidden(state, seat, c))(counts)
+
+    return sample_worlds

@@ -197,3 +197,57 @@ def cached_trainer(cfg: Config, env) -> Trainer:
         _TRAINERS[key] = make_trainer(cfg, env)
     return _TRAINERS[key]
 
+
+def load_run(run: str):
+    """``(trainer, params, corpus)`` of an ``experiments/inference.py`` run directory: its config,
+    its best network (``best.msgpack``) and its corpus opened for its env.  ``ValueError`` with
+    the reason when any of them cannot be read."""
+    import os
+
+    import numpy as np
+    from flax import serialization
+
+    import cardjax
+    from cardjax import corpus as corpora
+    from cardjax.train import runner
+
+    if not os.path.isdir(run):
+        raise ValueError(f"{run}: not a run directory")
+    try:
+        _, saved = runner.readable_config(run)
+    except SystemExit as e:
+        raise ValueError(str(e).removeprefix("error: ")) from None
+    if saved.get("algorithm") != "inference":
+        raise ValueError(f"{run} holds a run of another trainer")
+    cfg = Config.from_dict(saved)
+    try:
+        c = corpora.Corpus(cfg.corpus)
+        env = cardjax.make(c.manifest["game"], **c.manifest["options"])
+        c = corpora.Corpus(cfg.corpus, env)
+    except corpora.CorpusError as e:
+        raise ValueError(f"the run's corpus: {e}") from None
+    best = os.path.join(run, "best.msgpack")
+    if not os.path.isfile(best):
+        raise ValueError(f"no best.msgpack in {run} (a run trained without evaluation)")
+    trainer = cached_trainer(cfg, env)
+    like = jax.eval_shape(trainer.init, jax.random.PRNGKey(0)).params
+    like = jax.tree_util.tree_map(lambda x: np.zeros(x.shape, x.dtype), like)
+    with open(best, "rb") as f:
+        try:
+            params = serialization.from_bytes(like, f.read())
+        except Exception as e:  # noqa: BLE001 -- msgpack and flax raise several kinds
+            raise ValueError(f"{best}: unreadable ({e})") from None
+    return trainer, params, c
+
+
+def log_q_fn(trainer: Trainer):
+    """``log_q(params, state, seat) -> float[K, P]``: the network's log probability of each kind
+    of card the seat cannot see in each place (equation 1's factors)."""
+
+    def log_q(params, state, seat):
+        h = trainer.env.hidden_cards(state, seat)
+        x = trainer.adapter.features(trainer.env, state, seat)
+        return log_probs(trainer.net.apply(params, x), h.allowed, h.capacity)
+
+    return log_q
+

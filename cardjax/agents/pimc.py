@@ -1,0 +1,62 @@
+"""The PIMC player (:mod:`cardjax.search.pimc`) as an agent, with or without card-location
+inference: ``get(env, "pimc", worlds=16, playouts=1, candidates=32, playout="if",
+inference=RUN_DIR)``.
+
+Worlds: without ``inference``, uniform over the information set, drawn exactly
+(``cardjax.inference.worlds.sampler``; the paper's NI player); a game that does not describe its
+hidden cards (Tractor, Mini Dou Di Zhu) uses ``env.sample_hidden``.  With ``inference`` (an
+``experiments/inference.py`` run directory of the same game), in proportion to its best
+network's predictions (the paper's equation 1).  ``playout`` names a baseline or a training run
+that plays every seat from each move to the end of the game (default ``random``).
+"""
+
+from __future__ import annotations
+
+import jax
+
+from cardjax.core import Agent
+from cardjax.inference import worlds
+from cardjax.search import pimc
+
+SETTINGS = ("worlds", "playouts", "candidates", "playout", "inference")
+
+
+def _sample_hidden(env):
+    def sample_worlds(key, state, seat, n, params=None):
+        return jax.vmap(lambda k: env.sample_hidden(k, state, seat))(jax.random.split(key, n))
+
+    return sample_worlds
+
+
+def make(env, **options) -> Agent:
+    unknown = set(options) - set(SETTINGS)
+    if unknown:
+        raise ValueError(f"unknown setting(s) {', '.join(sorted(unknown))} for pimc; settings: "
+                         f"{', '.join(SETTINGS)}")
+    playout = options.pop("playout", "random")
+    run = options.pop("inference", None)
+    cfg = pimc.Config(**{k: int(v) for k, v in options.items()})
+    from cardjax import agents
+
+    policy, policy_params = None, None
+    if playout != "random":
+        if playout in agents.SEARCH:
+            raise ValueError(f"playout must be a baseline or a run, not a search player "
+                             f"({playout!r})")
+        base = agents.load(env, playout)
+        policy, policy_params = base.act, base.params
+    sampler_params = None
+    if run is not None:
+        from cardjax.train import inference
+
+        trainer, sampler_params, _ = inference.load_run(str(run))
+        if trainer.env.name != env.name or repr(trainer.env) != repr(env):
+            raise ValueError(f"inference: {run} was trained for {trainer.env!r}, not {env!r}")
+        sample_worlds = worlds.sampler(env, inference.log_q_fn(trainer))
+    elif env.hidden_space is not None:
+        sample_worlds = worlds.sampler(env)
+    else:
+        sample_worlds = _sample_hidden(env)
+    name = "pimc" if run is None else "pimc+inference"
+    act = pimc.make_act(env, cfg, sample_worlds=sample_worlds, policy=policy)
+    return Agent(name, act, (sampler_params, policy_params))
