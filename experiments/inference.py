@@ -208,9 +208,7 @@ def main(argv=None) -> dict:
     runner.check_writable(args.out, create=not args.resume)
     cfg, latest = resolve(args)
     try:
-        c = corpora.Corpus(cfg.corpus)
-        env = cardjax.make(c.manifest["game"], **c.manifest["options"])
-        c = corpora.Corpus(cfg.corpus, env)
+        c, env = corpora.open_with_env(cfg.corpus)
     except corpora.CorpusError as e:
         raise SystemExit(f"error: {e}") from None
     trainer = cached_trainer(cfg, env)

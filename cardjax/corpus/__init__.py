@@ -7,8 +7,9 @@ the command; ``docs/corpus.md`` describes both.
 
 from cardjax.corpus.record import deal_keys, make_recorder, record_games, replay
 from cardjax.corpus.store import (
-    SPLITS, VERSION, Corpus, CorpusError, CorpusWriter, Games, split_of, state_fields,
+    SPLITS, VERSION, Corpus, CorpusError, CorpusWriter, Games, open_with_env, split_of,
+    state_fields,
 )
 
 __all__ = ["Corpus", "CorpusError", "CorpusWriter", "Games", "SPLITS", "VERSION", "deal_keys",
-           "make_recorder", "record_games", "replay", "split_of", "state_fields"]
+           "make_recorder", "open_with_env", "record_games", "replay", "split_of", "state_fields"]

@@ -87,6 +87,15 @@ def state_fields(env) -> list[dict]:
              "dtype": str(x.dtype)} for path, x in leaves]
 
 
+def open_with_env(directory: str):
+    """``(corpus, env)``: a corpus opened with the env of its game and options (the manifest's)."""
+    import cardjax
+
+    m = read_manifest(directory)
+    env = cardjax.make(m["game"], **m.get("options", {}))
+    return Corpus(directory, env), env
+
+
 def _sha256(path: str) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:

@@ -207,7 +207,6 @@ def load_run(run: str):
     import numpy as np
     from flax import serialization
 
-    import cardjax
     from cardjax import corpus as corpora
     from cardjax.train import runner
 
@@ -221,9 +220,7 @@ def load_run(run: str):
         raise ValueError(f"{run} holds a run of another trainer")
     cfg = Config.from_dict(saved)
     try:
-        c = corpora.Corpus(cfg.corpus)
-        env = cardjax.make(c.manifest["game"], **c.manifest["options"])
-        c = corpora.Corpus(cfg.corpus, env)
+        c, env = corpora.open_with_env(cfg.corpus)
     except corpora.CorpusError as e:
         raise ValueError(f"the run's corpus: {e}") from None
     best = os.path.join(run, "best.msgpack")
