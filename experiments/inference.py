@@ -205,6 +205,9 @@ def make_evaluate(trainer, c: corpora.Corpus, cfg: Config, games: int, out: str)
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
+    if args.multihost:
+        raise SystemExit("error: --multihost: the inference trainer runs in one process (on its "
+                         "default device)")
     runner.check_writable(args.out, create=not args.resume)
     cfg, latest = resolve(args)
     try:
