@@ -119,6 +119,13 @@ def first(words: Array) -> Array:
     return (word * BITS + jax.lax.population_count(low - jnp.uint32(1)).astype(jnp.int32))
 
 
+def _kth(counts: Array, upto: Array, k: Array):
+    """``(i, rank)``: the entry of ``counts`` (with running sums ``upto``) that holds item ``k``
+    of their concatenation, and ``k``'s rank inside it."""
+    i = jnp.minimum(jnp.sum(upto <= k), counts.shape[-1] - 1)
+    return i, k - (upto[i] - counts[i])
+
+
 def sample(key, words: Array) -> Array:
     """int32: a uniformly random action of the set (not empty).
 
@@ -144,12 +151,8 @@ def pick(words: Array, u: Array) -> Array:
     upto = running_sum(per_block)
     total = upto[-1]
     k = jnp.minimum(jnp.floor(u * total).astype(jnp.int32), total - 1)
-    block = jnp.sum(upto <= k)
-    k_in = k - (upto[block] - per_block[block])
-    row = per_word[block]
-    in_block = running_sum(row)
-    offset = jnp.sum(in_block <= k_in)
-    rank = k_in - (in_block[offset] - row[offset])
+    block, k_in = _kth(per_block, upto, k)
+    offset, rank = _kth(per_word[block], running_sum(per_word[block]), k_in)
     word = block * BITS + offset
     return (word * BITS + _select_in_word(words[word], rank)).astype(jnp.int32)
 
@@ -160,8 +163,6 @@ def pick_in(words: Array, word_ids: Array, u: Array) -> Array:
     few words (one running sum over them)."""
     counts = jax.lax.population_count(words).astype(jnp.int32)
     upto = running_sum(counts)
-    total = upto[-1]
-    k = jnp.minimum(jnp.floor(u * total).astype(jnp.int32), total - 1)
-    j = jnp.minimum(jnp.sum(upto <= k), words.shape[-1] - 1)
-    rank = k - (upto[j] - counts[j])
+    k = jnp.minimum(jnp.floor(u * upto[-1]).astype(jnp.int32), upto[-1] - 1)
+    j, rank = _kth(counts, upto, k)
     return (word_ids[j] * BITS + _select_in_word(words[j], rank)).astype(jnp.int32)
