@@ -277,8 +277,7 @@ class DouDizhu(Env):
         legal = (action < NUM_MOVES) & moves.is_legal(
             s._hands[s.current_player], s.to_beat, jnp.minimum(action, NUM_MOVES - 1))
         if self.bidding:
-            bid = (action == BID_PASS) | ((action > NUM_MOVES + s.bid) & (action < NUM_MOVES + 4))
-            legal = jnp.where(s.bidding, bid, legal)
+            legal = jnp.where(s.bidding, legal_words.contains(_bid_words(s), action), legal)
         return legal | s.terminated
 
     def random_action(self, key: PRNGKey, state: State) -> Array:
@@ -432,15 +431,11 @@ class DouDizhu(Env):
         s = state
         holders = jnp.arange(4)  # seats 0..2 and the hidden bottom (3)
         revealed = ~s.bidding
-        # Bottom cards the landlord must still hold.
         lord = jnp.maximum(s.landlord, 0)
-        forced = jnp.where(revealed & (s.landlord >= 0) & (lord != seat),
-                           jnp.maximum(s.bottom - s.played[lord], 0), 0).astype(jnp.int32)
-        unseen = jnp.asarray(DECK) - s._hands[seat] - jnp.sum(s.played, axis=0)
+        free, forced, _ = self._unseen(s, seat)  # forced: bottom cards the landlord still holds
         sizes = jnp.concatenate([s.cards_left, jnp.where(revealed, 0, 3)[None]])
         need = jnp.where(holders == seat, 0, sizes)
         need = need - jnp.where(holders == lord, jnp.sum(forced), 0) * revealed
-        free = unseen - forced  # per rank
         # The physical cards: the first `forced[r]` copies of rank r go to the landlord, the
         # next `free[r]` are dealt at random, the rest are elsewhere.
         rank = jnp.asarray(RANK_OF_CARD)

@@ -87,6 +87,16 @@ class State:
     _owner: Array
 
 
+def _hidden_from(s: State, seat) -> Array:
+    """bool[52]: the cards ``seat`` has not seen (others' hands less their exposed cards)."""
+    return (s.played_by < 0) & (s._owner != seat) & ~s.exposed
+
+
+def _others(seat) -> Array:
+    """int[3]: the other seats from the next one on (the places of ``hidden_cards``)."""
+    return (seat + 1 + jnp.arange(NUM_PLAYERS - 1)) % NUM_PLAYERS
+
+
 def pile_scores(piles: Array, exposed: Array | None = None) -> Array:
     """Score of each pile: ``piles`` is bool[..., 52]; returns float32[...].
 
@@ -420,7 +430,7 @@ class Gongzhu(Env):
         s = state
         fixed = jnp.asarray(fixed, jnp.int32)
         seats = jnp.arange(NUM_PLAYERS)
-        hidden = (s.played_by < 0) & (s._owner != seat) & ~s.exposed
+        hidden = _hidden_from(s, seat)
         need = jnp.sum(hidden[None, :] & (s._owner[None, :] == seats[:, None]), axis=1)
         elig = (~s.voids.T) & (seats != seat)[None, :]  # [suit, seat]
         rem = jnp.sum(hidden.reshape(4, 13), axis=1)  # hidden cards per suit
@@ -468,8 +478,8 @@ class Gongzhu(Env):
 
     def hidden_cards(self, state: State, seat) -> HiddenCards:
         s = state
-        others = (seat + 1 + jnp.arange(NUM_PLAYERS - 1)) % NUM_PLAYERS
-        hidden = (s.played_by < 0) & (s._owner != seat) & ~s.exposed
+        others = _others(seat)
+        hidden = _hidden_from(s, seat)
         suit = jnp.arange(NUM_CARDS) // 13
         allowed = ~s.voids[others][:, suit].T  # [card, place]
         truth = hidden[:, None] & (s._owner[:, None] == others[None, :])
@@ -479,8 +489,8 @@ class Gongzhu(Env):
 
     def with_hidden(self, state: State, seat, counts) -> State:
         s = state
-        others = (seat + 1 + jnp.arange(NUM_PLAYERS - 1)) % NUM_PLAYERS
-        hidden = (s.played_by < 0) & (s._owner != seat) & ~s.exposed
+        others = _others(seat)
+        hidden = _hidden_from(s, seat)
         owner = jnp.where(hidden, others[jnp.argmax(counts, axis=1)], s._owner)
         world = s.replace(_owner=owner.astype(s._owner.dtype))
         mask = jnp.where(s.terminated, s.legal_action_mask, self._legal_mask(world))
