@@ -52,7 +52,7 @@ def test_games_read_back_and_replay_to_their_outcome(made, mini):
     fresh = jax.vmap(mini.init)(corpus.deal_keys(0, g.deal_id))
     for a, b in zip(jax.tree_util.tree_leaves(fresh), jax.tree_util.tree_leaves(g.state)):
         np.testing.assert_array_equal(np.asarray(a), b)  # the initial states are the deals
-    final, total = corpus.replay(mini, jax.tree_util.tree_map(jnp.asarray, g.state), g.actions)
+    final, total, _ = corpus.replay(mini, jax.tree_util.tree_map(jnp.asarray, g.state), g.actions)
     assert bool(final.terminated.all())
     np.testing.assert_allclose(np.asarray(total), g.returns)
     np.testing.assert_array_equal(g.length, (g.actions >= 0).sum(axis=1))

@@ -96,19 +96,22 @@ def record_games(env, lineup: Sequence[Agent], seed: int, deal_ids, recorder=Non
                  np.asarray(returns), deal_ids)
 
 
-def replay(env, states, actions):
-    """The final states and summed rewards of replaying recorded ``actions`` (int[B, T], -1 after
-    the last) from the initial ``states`` (a batch): a recorded game's check and its
-    trainers' source of every later state."""
+def replay(env, states, actions, at=None):
+    """Replay recorded ``actions`` (int[B, T], -1 after the last) from the initial ``states`` (a
+    batch): ``(final states, summed rewards float[B, P], seen)``.  With ``at(states) -> pytree``
+    (batched, e.g. a trainer's features of every game's position), ``seen`` is ``(what at
+    returned before each action, leading axes [T, B]; live bool[T, B]: an action was played
+    there)``; else None.  A recorded game's check and its trainers' source of every state."""
 
     def body(c, a_t):
         s, total = c
         live = (a_t >= 0) & ~s.terminated
+        out = None if at is None else (at(s), live)
         nxt = jax.vmap(env.step)(s, jnp.maximum(a_t, 0).astype(jnp.int32))
         s = jax.tree_util.tree_map(
             lambda x, y: jnp.where(live.reshape(live.shape + (1,) * (x.ndim - 1)), x, y), nxt, s)
-        return (s, total + jnp.where(live[:, None], nxt.rewards, 0.0)), None
+        return (s, total + jnp.where(live[:, None], nxt.rewards, 0.0)), out
 
-    (final, total), _ = jax.lax.scan(body, (states, jnp.zeros_like(states.rewards)),
-                                     jnp.asarray(actions).T)
-    return final, total
+    (final, total), seen = jax.lax.scan(body, (states, jnp.zeros_like(states.rewards)),
+                                        jnp.asarray(actions).T)
+    return final, total, seen

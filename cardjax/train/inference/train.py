@@ -19,6 +19,7 @@ import jax.numpy as jnp
 import optax
 from flax import struct
 
+from cardjax.corpus import replay
 from cardjax.train.inference import adapter as adapters
 from cardjax.train.runner import DictConfig
 
@@ -90,18 +91,9 @@ def positions(env, adapter, states, actions) -> Positions:
                 ~s.terminated & (jnp.sum(h.copies) > 0), adapter.stage(env, s),
                 adapter.role(env, s, seat))
 
-    def body(s, a_t):
-        out = jax.vmap(at)(s)
-        live = (a_t >= 0) & ~s.terminated
-        nxt = jax.vmap(env.step)(s, jnp.maximum(a_t, 0).astype(jnp.int32))
-        s = jax.tree_util.tree_map(
-            lambda x, y: jnp.where(live.reshape(live.shape + (1,) * (x.ndim - 1)), x, y), nxt, s)
-        valid = out[5] & live
-        return s, out[:5] + (valid,) + out[6:]
-
-    _, outs = jax.lax.scan(body, states, jnp.asarray(actions).T)
-    flat = [x.reshape((-1,) + x.shape[2:]) for x in outs]  # [T * B, ...]
-    return Positions(*flat)
+    _, _, (outs, live) = replay(env, states, actions, jax.vmap(at))
+    outs = outs[:5] + (outs[5] & live,) + outs[6:]
+    return Positions(*[x.reshape((-1,) + x.shape[2:]) for x in outs])  # [T * B, ...]
 
 
 def log_probs(logits, allowed, capacity):
