@@ -170,6 +170,10 @@ class HiddenCards(NamedTuple):
     allowed: Array  # bool[K, P]: the place may hold the kind (no shown void, ...)
     capacity: Array  # int32[P]: unseen cards each place holds
     truth: Array  # int32[K, P]: where they are in ``state`` (hidden information)
+    least: Array | None = None  # int32[K]: copies of each kind that must be in ``group``
+    group: Array | None = None  # bool[P]: (Tractor: a seat's old burial, with the takers or kitty)
+    described: Array | None = None  # bool: False where the game does not describe the position's
+    # hidden cards this way (Tractor while dealing): use ``sample_hidden`` there
 
 
 class Agent(NamedTuple):

@@ -80,7 +80,7 @@ def main(argv=None) -> dict:
                 continue
             row = {"role": name, "stage": stage, "positions": int(m.sum())}
             for s in SAMPLERS:
-                x = logs[s][m]
+                x = logs[s][m].astype(np.float64)  # Tractor's sets pass 10^38
                 row[s] = float(np.mean(np.exp(x)))
                 row[f"{s}_log10"] = float(np.mean(x) / np.log(10))
             rows.append(row)

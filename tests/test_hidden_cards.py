@@ -11,11 +11,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cardjax.inference import worlds as W
 import conftest
 
-GAMES = [("gongzhu", {}), ("doudizhu", {}), ("doudizhu", {"bidding": True})]
+GAMES = [("gongzhu", {}), ("doudizhu", {}), ("doudizhu", {"bidding": True}), ("tractor", {})]
 
 
 @pytest.fixture(scope="module", params=GAMES, ids=lambda g: g[0] + "".join(f"-{k}" for k in g[1]))
@@ -33,7 +35,7 @@ def game(request):
     @jax.jit
     def uniform_worlds(key, state, seat):
         h = env.hidden_cards(state, seat)
-        t = W.tables(sp, jnp.zeros(h.allowed.shape), h.copies, h.allowed, uniform=True)
+        t = W.hidden_tables(sp, h)
         counts = jax.vmap(lambda k: W.sample(sp, t, k, h.capacity))(jax.random.split(key, 8))
         size = W.log_partition(sp, t, h.capacity)
         truth = W.log_prob(sp, t, h.truth, h.capacity)
@@ -80,13 +82,18 @@ def test_drawn_worlds_are_states_the_seat_cannot_tell_apart(game):
 def _count_deals(h) -> int:
     """The deals of the hidden cards to the places, enumerated (few cards only)."""
     copies, allowed, capacity = (np.asarray(x) for x in (h.copies, h.allowed, h.capacity))
+    least = np.zeros(len(copies), int) if h.least is None else np.asarray(h.least)
+    group = np.zeros(len(capacity), bool) if h.group is None else np.asarray(h.group)
     cards = [k for k in range(len(copies)) for _ in range(copies[k])]
     if len(cards) > 9:
         return -1
     seen = set()
     for places in itertools.product(range(len(capacity)), repeat=len(cards)):
+        in_group = np.bincount([k for k, p in zip(cards, places) if group[p]],
+                               minlength=len(copies))
         if all(allowed[k, p] for k, p in zip(cards, places)) and np.array_equal(
-                np.bincount(places, minlength=len(capacity)), capacity):
+                np.bincount(places, minlength=len(capacity)), capacity) and (
+                in_group >= least).all():
             seen.add(tuple(sorted(zip(cards, places))))
     return len(seen)
 
@@ -104,3 +111,91 @@ def test_the_information_set_size_is_the_number_of_deals(game):
             assert np.exp(log_size) == pytest.approx(n, rel=1e-4)
             checked += 1
     assert checked >= 5
+
+
+def test_sample_hidden_worlds_are_in_the_set(game):
+    """``sample_hidden``'s worlds are worlds of ``hidden_cards``'s set (same constraints)."""
+    c, sp, positions, hidden, _, _ = game
+    env = c.env
+
+    @jax.jit
+    def log_probs(key, state, seat):
+        t = W.hidden_tables(sp, env.hidden_cards(state, seat))
+        worlds = jax.vmap(lambda k: env.sample_hidden(k, state, seat))(jax.random.split(key, 4))
+        truth = jax.vmap(lambda w: env.hidden_cards(w, seat).truth)(worlds)
+        cap = env.hidden_cards(state, seat).capacity
+        return jax.vmap(lambda n: W.log_prob(sp, t, n, cap))(truth)
+
+    for i, s in enumerate(positions[1::3]):
+        h = hidden(s, i % c.env.num_players)
+        if h.described is not None and not bool(h.described):
+            continue
+        assert np.isfinite(np.asarray(log_probs(jax.random.PRNGKey(i), s, i % c.env.num_players))).all()
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(position=st.integers(0, 29), seat=st.integers(0, 3), seed=st.integers(0, 2**31 - 1))
+def test_worlds_drawn_from_any_prediction_respect_what_the_seat_knows(game, position, seat, seed):
+    """Worlds drawn in proportion to an arbitrary per-card prediction (a stand-in for a network)
+    are states the seat cannot tell from the true one."""
+    c, sp, positions, _, _, _ = game
+    env = c.env
+    seat = seat % env.num_players
+    s = positions[position % len(positions)]
+    like = jax.eval_shape(lambda: env.hidden_cards(s, seat).allowed)
+    log_q = jax.random.normal(jax.random.PRNGKey(seed), like.shape) * 2.0
+    worlds = _draw(env)(jax.random.PRNGKey(seed), s, seat, log_q)
+    mine = np.asarray(c.observe(s, seat))
+    for w in range(4):
+        np.testing.assert_array_equal(np.asarray(c.observe(conftest.tree_index(worlds, w), seat)),
+                                      mine)
+
+
+_DRAW: dict = {}
+
+
+def _draw(env):
+    if repr(env) not in _DRAW:
+        sample = W.sampler(env, lambda params, state, seat: params)
+        _DRAW[repr(env)] = jax.jit(lambda key, s, seat, lq: sample(key, s, seat, 4, lq))
+    return _DRAW[repr(env)]
+
+
+@pytest.fixture(scope="module")
+def chaodi():
+    """Tractor positions after a chaodi took a seat's burial over (random play; found by
+    search): the seat knows its buried cards are with the takers or in the kitty."""
+    c = conftest.get_compiled("tractor")
+    _, states, _ = c.batch_rollout(jax.random.split(jax.random.PRNGKey(11), 64))
+    hid = jax.jit(c.env.hidden_cards)
+    found = []
+    for g, seat in ((10, 0), (13, 1), (10, 2)):
+        for t in range(0, 240, 6):
+            s = conftest.tree_index(conftest.tree_index(states, g), t)
+            h = hid(s, seat)
+            if int(np.asarray(h.least).sum()) > 0:
+                found.append((s, seat, h))
+    return c, found
+
+
+def test_a_chaodi_keeps_the_buried_cards_with_the_takers_or_the_kitty(chaodi):
+    c, found = chaodi
+    assert len(found) >= 6
+    env = c.env
+    sp = W.space(*env.hidden_space)
+    sample = jax.jit(W.sampler(env), static_argnums=3)
+    for i, (s, seat, h) in enumerate(found[::2]):
+        group, least = np.asarray(h.group), np.asarray(h.least)
+        assert group[:3].any() and (np.asarray(h.truth)[:, group].sum(1) >= least).all()
+        worlds = sample(jax.random.PRNGKey(i), s, seat, 8)
+        for w in range(8):
+            world = conftest.tree_index(worlds, w)
+            counts = np.asarray(env.hidden_cards(world, seat).truth)
+            assert (counts[:, group].sum(1) >= least).all()
+            np.testing.assert_array_equal(np.asarray(c.observe(world, seat)),
+                                          np.asarray(c.observe(s, seat)))
+        # without the constraint the set is larger: it does bind
+        free = W.log_size(sp, h.copies, h.allowed, h.capacity)
+        bound = W.log_size(sp, h.copies, h.allowed, h.capacity, h.least, h.group)
+        assert float(bound) < float(free)

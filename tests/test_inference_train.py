@@ -65,8 +65,8 @@ def test_the_loss_is_the_cross_entropy_of_the_unseen_cards():
     s = env.init(jax.random.PRNGKey(0))
     h = env.hidden_cards(s, 0)
     pos = inf.Positions(jnp.zeros((1, 1)), h.copies[None], h.allowed[None], h.capacity[None],
-                        h.truth[None], jnp.ones(1, bool), jnp.zeros(1, jnp.int32),
-                        jnp.zeros(1, jnp.int32))
+                        h.truth[None], jnp.zeros((1, 52), jnp.int32), jnp.zeros((1, 3), bool),
+                        jnp.ones(1, bool), jnp.zeros(1, jnp.int32), jnp.zeros(1, jnp.int32))
     ce, cards, right = inf.card_losses(inf.uniform_log_probs(pos), pos)
     # the deal: 39 unseen cards, three hands of 13: each card log 3 nats
     assert int(cards[0]) == 39 and float(ce[0]) / 39 == pytest.approx(np.log(3), rel=1e-5)

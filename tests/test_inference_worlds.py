@@ -14,17 +14,20 @@ from hypothesis import strategies as st
 from cardjax.inference import worlds as W
 
 SPACE = W.space([3, 3, 3], 2)  # three places of at most 3 cards, kinds of at most 2 copies
-_tables = jax.jit(lambda lq, c, a: W.tables(SPACE, lq, c, a))
+_tables = jax.jit(lambda lq, c, a, least=None, group=None: W.tables(SPACE, lq, c, a, least=least,
+                                                                    group=group))
 _log_prob = jax.jit(jax.vmap(lambda t, w, cap: W.log_prob(SPACE, t, w, cap),
                              in_axes=(None, 0, None)))
 _sample = jax.jit(jax.vmap(lambda t, k, cap: W.sample(SPACE, t, k, cap), in_axes=(None, 0, None)))
-_size = jax.jit(lambda c, a, cap: W.log_size(SPACE, c, a, cap))
+_size = jax.jit(lambda c, a, cap, least=None, group=None: W.log_size(SPACE, c, a, cap, least,
+                                                                     group))
 
 
 @st.composite
 def information_sets(draw):
     """4 kinds of 1-2 copies over 3 places, some places ruled out for some kinds, capacities
-    that add up, and random predictions."""
+    that add up, random predictions, and at least some copies of each kind in a group of places
+    (Tractor's buried cards taken over by a chaodi)."""
     copies = np.array(draw(st.lists(st.integers(1, 2), min_size=4, max_size=4)))
     allowed = np.array(draw(st.lists(st.booleans(), min_size=12, max_size=12))).reshape(4, 3)
     allowed[:, 0] = True  # every kind may be somewhere
@@ -33,16 +36,20 @@ def information_sets(draw):
     b = draw(st.integers(max(0, total - a - 3), min(3, total - a)))
     capacity = np.array([a, b, total - a - b])
     q = np.array(draw(st.lists(st.floats(0.05, 1.0), min_size=12, max_size=12))).reshape(4, 3)
-    return copies, allowed, capacity, q / q.sum(1, keepdims=True)
+    least = np.array([draw(st.integers(0, int(c))) for c in copies])
+    group = np.array(draw(st.lists(st.booleans(), min_size=3, max_size=3)))
+    return copies, allowed, capacity, q / q.sum(1, keepdims=True), least, group
 
 
-@settings(max_examples=40, deadline=None)
-@given(information_sets())
-def test_probabilities_and_size_are_exact(case):
-    copies, allowed, capacity, q = case
-    worlds, probs = W.brute_force(copies, allowed, capacity, q)
-    t = _tables(jnp.log(q), copies, allowed)
-    log_size = float(_size(copies, allowed, capacity))
+@settings(max_examples=60, deadline=None)
+@given(information_sets(), st.booleans())
+def test_probabilities_and_size_are_exact(case, constrained):
+    copies, allowed, capacity, q, least, group = case
+    if not constrained:
+        least, group = np.zeros(4, np.int32), np.zeros(3, bool)
+    worlds, probs = W.brute_force(copies, allowed, capacity, q, least=least, group=group)
+    t = _tables(jnp.log(q), copies, allowed, least, group)
+    log_size = float(_size(copies, allowed, capacity, least, group))
     if not worlds:
         assert log_size == -np.inf
         return

@@ -90,6 +90,6 @@ def test_bad_settings_are_refused(ddz, options, message):
         agents.get(ddz, "pimc", **options)
 
 
-def test_tractor_has_no_exact_worlds():
+def test_a_game_without_hidden_cards_has_no_exact_worlds():
     with pytest.raises(ValueError, match="sample_hidden"):
-        W.sampler(cardjax.make("tractor"))
+        W.sampler(cardjax.make("mini_doudizhu"))

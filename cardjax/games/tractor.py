@@ -31,7 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from cardjax.core import Env, PRNGKey
+from cardjax.core import Env, HiddenCards, PRNGKey
 from cardjax.games import tractor_cards as tc
 from cardjax.games import tractor_hidden
 from cardjax.games import tractor_legal as tl
@@ -463,6 +463,14 @@ class Tractor(Env):
         """A full state consistent with what ``seat`` has seen
         (:func:`tractor_hidden.sample_hidden`)."""
         return tractor_hidden.sample_hidden(self, key, state, seat)
+
+    hidden_space = tractor_hidden.HIDDEN_SPACE
+
+    def hidden_cards(self, state: State, seat) -> HiddenCards:
+        return tractor_hidden.hidden_cards(state, seat)
+
+    def with_hidden(self, state: State, seat, counts) -> State:
+        return tractor_hidden.with_hidden(self, state, seat, counts)
 
     # ------------------------------------------------------------------ people
     def action_to_str(self, action: int) -> str:

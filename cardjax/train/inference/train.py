@@ -75,7 +75,9 @@ class Positions(NamedTuple):
     allowed: jax.Array  # bool[N, K, P]
     capacity: jax.Array  # int32[N, P]
     truth: jax.Array  # int32[N, K, P]
-    valid: jax.Array  # bool[N]: a decision with a hidden card
+    least: jax.Array  # int32[N, K]: copies that must be in ``group`` (0: no such constraint)
+    group: jax.Array  # bool[N, P]
+    valid: jax.Array  # bool[N]: a decision with a hidden card, described by ``hidden_cards``
     stage: jax.Array  # int32[N]
     role: jax.Array  # int32[N]
 
@@ -87,12 +89,16 @@ def positions(env, adapter, states, actions) -> Positions:
     def at(s):
         seat = s.current_player
         h = env.hidden_cards(s, seat)
-        return (adapter.features(env, s, seat), h.copies, h.allowed, h.capacity, h.truth,
-                ~s.terminated & (jnp.sum(h.copies) > 0), adapter.stage(env, s),
-                adapter.role(env, s, seat))
+        least = jnp.zeros_like(h.copies) if h.least is None else h.least
+        group = jnp.zeros_like(h.capacity, bool) if h.group is None else h.group
+        valid = ~s.terminated & (jnp.sum(h.copies) > 0)
+        if h.described is not None:
+            valid &= h.described
+        return (adapter.features(env, s, seat), h.copies, h.allowed, h.capacity, h.truth, least,
+                group, valid, adapter.stage(env, s), adapter.role(env, s, seat))
 
     _, _, (outs, live) = replay(env, states, actions, jax.vmap(at))
-    outs = outs[:5] + (outs[5] & live,) + outs[6:]
+    outs = outs[:7] + (outs[7] & live,) + outs[8:]
     return Positions(*[x.reshape((-1,) + x.shape[2:]) for x in outs])  # [T * B, ...]
 
 

@@ -27,10 +27,10 @@ def make_tssr(trainer: train.Trainer):
     env, sp = trainer.env, worlds.space(*trainer.env.hidden_space)
 
     def one(logq, pos):
-        size = worlds.log_size(sp, pos.copies, pos.allowed, pos.capacity)
+        size = worlds.log_size(sp, pos.copies, pos.allowed, pos.capacity, pos.least, pos.group)
 
         def log_tssr(lq):
-            t = worlds.tables(sp, lq, pos.copies, pos.allowed)
+            t = worlds.tables(sp, lq, pos.copies, pos.allowed, least=pos.least, group=pos.group)
             return worlds.log_prob(sp, t, pos.truth, pos.capacity) + size
 
         base = train.uniform_log_probs(pos)

@@ -1,0 +1,33 @@
+"""Tractor for card-location inference.
+
+Features: ``env.observe`` (from the seat's view, seats relative to it: own hand, level and trump,
+dealer and declarer, phase, cards on the table, played, revealed and in the last trick by each
+seat, shown voids per effective suit, leaders, points, the kitty if the seat buried it) and the
+seat's team (dealer's or attackers').  The state keeps no record of which cards were led or
+sloughed, so the paper's lead and slough features are not available here.  Positions count from
+the burial on (while dealing, ``hidden_cards`` does not describe the undealt cards).  Stage:
+the trick (0..24).  Roles: relative to the dealer.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from cardjax.train.inference.adapter import Adapter
+
+ROLES = ("dealer", "dealer_next", "dealer_partner", "dealer_prev")
+TRICKS = 25
+
+
+def _role(env, s, seat):
+    return ((seat - jnp.maximum(s.dealer, 0)) % 4).astype(jnp.int32)
+
+
+def features(env, state, seat):
+    team = (_role(env, state, seat) % 2 == 0).astype(jnp.float32)  # 1: the dealer's team
+    return jnp.concatenate([env.observe(state, seat).astype(jnp.float32), team[None]])
+
+
+ADAPTER = Adapter(game="tractor", features=features,
+                  stage=lambda env, s: jnp.minimum(s.trick_no, TRICKS - 1).astype(jnp.int32),
+                  stages=TRICKS, role=_role, role_names=ROLES)
