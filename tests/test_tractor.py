@@ -465,6 +465,33 @@ def test_random_hands_conserve_cards(games):
             assert (s._hands >= s.revealed).all()
 
 
+def test_led_and_sloughed_cards_are_the_tricks_history(games):
+    """``led`` and ``sloughed`` (move history for inference) add up the completed tricks: the
+    leader's cards, and each follower's cards off the led effective suit."""
+    c, first, states, actions = games
+    checked = 0
+    for b in range(BATCH):
+        end = int(np.argmax(np.asarray(states.terminated[b])))
+        if end == 0:
+            continue
+        g = jax.tree_util.tree_map(lambda x: np.asarray(x[b]), states)
+        led, sloughed = np.zeros((4, 54), int), np.zeros((4, 54), int)
+        eff = tm.EFF[int(g.level[end]), int(g.trump[end]), :54]
+        for t in range(end):
+            if g.trick_no[t + 1] != g.trick_no[t] + 1:
+                continue
+            trick, leader = g.last_trick[t + 1].astype(int), int(g.last_leader[t + 1])
+            suit = eff[np.flatnonzero(trick[leader])[0]]
+            led[leader] += trick[leader]
+            for o in set(range(4)) - {leader}:
+                sloughed[o] += np.where(eff != suit, trick[o], 0)
+        np.testing.assert_array_equal(g.led[end], led)
+        np.testing.assert_array_equal(g.sloughed[end], sloughed)
+        assert (g.led[end] + g.sloughed[end] <= g.played[end]).all()
+        checked += int(sloughed.sum() > 0)
+    assert checked > 0
+
+
 def test_observe_and_sample_hidden(games):
     c, first, states, actions = games
     obs, sample = c.observe, c.sample_hidden

@@ -25,10 +25,11 @@ OPTION_SETS = {
     "declarer_penalty": dict(throw_penalty=10, dealer="declarer"),
 }
 
+# 2026-11-26: the state gained ``led`` and ``sloughed``; the digests without them were unchanged.
 DIGESTS = {
-    "default": "92dbe6efcce1afef2f18f51f1316be75e5c0c88d44c3e4d9846f4454595d4ccf",
-    "one_unit": "95537e57d75220bfd3c79e2e0df33f029b7e59b7bef1dec5203c5fd4fc82c07a",
-    "declarer_penalty": "465cd5f3d68c68c5154757dc6574c65bb8321003547fcd4b23d8ce48f65da2c9",
+    "default": "ab54f7ef89aad2ba28b78ecf7ca3f80595615301f1423839982b6023cc6aa113",
+    "one_unit": "da7283727a3b2695dcd9fc5a75aa7defbaa46d27e2c98b32b5c2b6cd858734d4",
+    "declarer_penalty": "ff0df3de4b1ae16ef5e165be846e5610744c531467c52dafc1296d596d999be6",
 }
 
 

@@ -84,6 +84,8 @@ class State:
     played: Array  # [seat, type]
     revealed: Array  # [seat, type]: cards known to be in a hand (from failed throws)
     voids: Array  # [seat, effective suit]: shown by not following
+    led: Array  # [seat, type]: the cards each seat has led (move history)
+    sloughed: Array  # [seat, type]: cards played in a follow off the led suit (discards, ruffs)
     last_trick: Array  # [seat, type]
     last_leader: Array
     last_winner: Array
@@ -220,7 +222,7 @@ class Tractor(Env):
             trick_no=i32(0), trick=z4, num_in_trick=i32(0), lead_suit=i32(0), lead_n=i32(0),
             lead_k1=i32(0), lead_pairs=i32(0), lead_tractors=jnp.zeros(tm.MAX_TRACTORS, jnp.int32),
             follow_base=jnp.zeros(NUM_TYPES, jnp.int8), played=z4, revealed=z4,
-            voids=jnp.zeros((4, 5), bool), last_trick=z4, last_leader=i32(-1), last_winner=i32(-1),
+            voids=jnp.zeros((4, 5), bool), led=z4, sloughed=z4, last_trick=z4, last_leader=i32(-1), last_winner=i32(-1),
             hand_sizes=_onehot(first, 4).astype(jnp.int32), attacker_points=i32(0),
             defender_points=i32(0), kitty_points=i32(0), kitty_bonus=i32(0), penalty=i32(0),
             level_gain=jnp.zeros(2, jnp.int32), _hands=hands,
@@ -392,6 +394,7 @@ class Tractor(Env):
         attacker = (seat % 2) != (s.dealer % 2)
         pen = jnp.where(stands, 0, self.throw_penalty)
         return s.replace(trick=jnp.where(_row(seat), actual.astype(jnp.int8), s.trick),
+                         led=jnp.where(_row(seat), s.led + actual.astype(jnp.int8), s.led),
                          lead_suit=suit,
                          lead_n=n, lead_k1=tractors[0], lead_pairs=pairs, lead_tractors=tractors,
                          num_in_trick=jnp.int32(1), current_player=(seat + 1) % 4,
@@ -401,9 +404,11 @@ class Tractor(Env):
         eff, order, slot = tm.context(s.level, s.trump)
         seat = s.current_player
         cards = s.trick[seat].astype(jnp.int32)
-        off = jnp.any((cards > 0) & (eff[:NUM_TYPES] != s.lead_suit))
+        off_cards = jnp.where(eff[:NUM_TYPES] != s.lead_suit, cards, 0).astype(jnp.int8)
+        off = jnp.any(off_cards > 0)
         s = self._commit(s, seat, cards)
         s = s.replace(voids=s.voids | (off & _row(seat) & _onehot(s.lead_suit, 5)),
+                      sloughed=jnp.where(_row(seat), s.sloughed + off_cards, s.sloughed),
                       follow_base=jnp.zeros_like(s.follow_base),
                       num_in_trick=s.num_in_trick + 1, current_player=(seat + 1) % 4)
         return jax.tree_util.tree_map(lambda a, b: jnp.where(s.num_in_trick == 4, a, b),
