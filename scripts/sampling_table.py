@@ -6,7 +6,9 @@
 Rows: uniform sampling (US), stratified sampling (SS), US with IEC weights, SS with IEC -- each
 against two Mr Greeds (WPG, duplicate deals in both seat rotations) -- and SS with IEC against
 plain US on the same deals.  Every row uses the same deals (``--seed``), ``--worlds`` worlds per
-decision and ``b + 2 x legal`` simulations per world.
+decision and ``b + 2 x legal`` simulations per world.  With ``--inference RUN`` (an
+``experiments/inference.py`` run) a fifth row draws the worlds in proportion to that card-location
+network (IS), and IS plays US head to head.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ def main(argv=None) -> list[dict]:
     p.add_argument("--b", type=int, default=10, help="simulations per world = b + 2 x legal")
     p.add_argument("--seed", type=int, default=2021)
     p.add_argument("--batch", type=positive_int, default=64)
+    p.add_argument("--inference", metavar="RUN", default=None,
+                   help="a card-location inference run: adds the row of its worlds (IS)")
     p.add_argument("--json", metavar="PATH", default=None)
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
@@ -45,10 +49,17 @@ def main(argv=None) -> list[dict]:
     except ValueError as e:
         raise SystemExit(f"error: {e}") from None
     greed = agents.get(env, "greed")
-    players = {name: scrofazero.agent_from_params(env, params, cfg, name=name,
-                                                  worlds=args.worlds, b=args.b, **opts)
-               for name, opts in ROWS}
-    games = [(name, "greed") for name, _ in ROWS] + [("SS with IEC", "US")]
+    rows_played = ROWS + ((("IS", dict(iec=False, inference=args.inference)),)
+                          if args.inference else ())
+    try:
+        players = {name: scrofazero.agent_from_params(env, params, cfg, name=name,
+                                                      worlds=args.worlds, b=args.b, **opts)
+                   for name, opts in rows_played}
+    except ValueError as e:
+        raise SystemExit(f"error: {e}") from None
+    games = [(name, "greed") for name, _ in rows_played] + [("SS with IEC", "US")]
+    if args.inference:
+        games.append(("IS", "US"))
     rows = []
     for a, b in games:
         opponent = greed if b == "greed" else players[b]

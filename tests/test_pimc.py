@@ -73,10 +73,17 @@ def test_network_worlds_keep_what_the_seat_knows():
         s = env.step(s, int(np.flatnonzero(np.asarray(s.legal_action_mask))[0]))
     seat = int(s.current_player)
     worlds = jax.jit(lambda k, s: sample(k, s, seat, 6, params))(jax.random.PRNGKey(5), s)
+    # the same network as ScrofaZero's fifth way of sampling (beside US and SS): equal priors
+    from cardjax.agents import scrofazero_worlds as szw
+
+    ws = jax.jit(lambda k, s: szw.network_sampler(log_q_fn(trainer), params)(env, k, s, seat, 6))(
+        jax.random.PRNGKey(5), s)
+    assert np.asarray(ws.valid).all() and np.allclose(np.asarray(ws.prior), 1 / 6)
     for w in range(6):
-        world = jax.tree_util.tree_map(lambda x: x[w], worlds)
-        np.testing.assert_array_equal(np.asarray(env.observe(world, seat)),
-                                      np.asarray(env.observe(s, seat)))
+        for got in (worlds, ws.states):
+            world = jax.tree_util.tree_map(lambda x: x[w], got)
+            np.testing.assert_array_equal(np.asarray(env.observe(world, seat)),
+                                          np.asarray(env.observe(s, seat)))
 
 
 @pytest.mark.parametrize("options, message", [
@@ -93,3 +100,11 @@ def test_bad_settings_are_refused(ddz, options, message):
 def test_a_game_without_hidden_cards_has_no_exact_worlds():
     with pytest.raises(ValueError, match="sample_hidden"):
         W.sampler(cardjax.make("mini_doudizhu"))
+
+
+def test_the_oracle_player_searches_the_true_state_only(ddz):
+    """``inference="oracle"`` (a cheating ceiling for measurements): every world is the state."""
+    a = agents.get(ddz, "pimc", inference="oracle", worlds=2, playouts=8, candidates=16)
+    assert a.name == "pimc+oracle"
+    state = _endgame(ddz, ["3334", "KKK", "2"])
+    assert ddz.action_to_str(int(jax.jit(a.act)(a.params, jax.random.PRNGKey(1), state))) == "3334"

@@ -6,7 +6,9 @@ Worlds: without ``inference``, uniform over the information set, drawn exactly
 (``cardjax.inference.worlds.sampler``; the paper's NI player); a game that does not describe its
 hidden cards (Tractor, Mini Dou Di Zhu) uses ``env.sample_hidden``.  With ``inference`` (an
 ``experiments/inference.py`` run directory of the same game), in proportion to its best
-network's predictions (the paper's equation 1).  ``playout`` names a baseline or a training run
+network's predictions (the paper's equation 1).  ``inference="oracle"`` cheats: every world is
+the true state (the TSSR oracle; the most any inference could give this search, for
+measurement only).  ``playout`` names a baseline or a training run
 that plays every seat from each move to the end of the game (default ``random``).
 """
 
@@ -28,6 +30,10 @@ def _sample_hidden(env):
     return sample_worlds
 
 
+def _oracle(key, state, seat, n, params=None):
+    return jax.tree_util.tree_map(lambda x: jax.numpy.broadcast_to(x, (n,) + x.shape), state)
+
+
 def make(env, **options) -> Agent:
     unknown = set(options) - set(SETTINGS)
     if unknown:
@@ -46,7 +52,9 @@ def make(env, **options) -> Agent:
         base = agents.load(env, playout)
         policy, policy_params = base.act, base.params
     sampler_params = None
-    if run is not None:
+    if run == "oracle":
+        sample_worlds = _oracle
+    elif run is not None:
         from cardjax.train import inference
 
         trainer, sampler_params, _ = inference.load_run(str(run))
@@ -57,6 +65,6 @@ def make(env, **options) -> Agent:
         sample_worlds = worlds.sampler(env)
     else:
         sample_worlds = _sample_hidden(env)
-    name = "pimc" if run is None else "pimc+inference"
+    name = {None: "pimc", "oracle": "pimc+oracle"}.get(run, "pimc+inference")
     act = pimc.make_act(env, cfg, sample_worlds=sample_worlds, policy=policy)
     return Agent(name, act, (sampler_params, policy_params))

@@ -19,16 +19,18 @@ from cardjax.train import alphazero
 from cardjax.train.checkpoint import Checkpoints, find_run
 
 PLAY_DEFAULTS = dict(sampling="stratified", iec=True, worlds=9, b=10, k=2, c=30.0,
-                     beta=szw.DEFAULT_BETA)
+                     beta=szw.DEFAULT_BETA, inference=None)
 
 
 def make_agent(env, apply_fn: Callable, params, *, target_beta: float, name: str = "scrofazero",
                sampling: str = "stratified", iec: bool = True, worlds: int = 9, b: int = 10,
                k: int = 2, max_simulations: int | None = None, c: float = 30.0,
                beta: float = szw.DEFAULT_BETA, key_cards=szw.KEY_CARDS,
-               skip_discards: bool = True):
+               skip_discards: bool = True, inference: str | None = None):
     """The Gongzhu hidden-information player of a policy/value net: ``hidden_info.make_agent``
     with the worlds of ``sampling`` (``szw.world_sampler``) and, with ``iec``, IEC weights.
+    With ``inference`` (an ``experiments/inference.py`` run directory) the worlds are drawn in
+    proportion to that card-location network instead (``szw.network_sampler``).
 
     ``apply_fn(params, obs) -> (logits[52], value)`` (e.g. ``PolicyValueNet(...).apply``):
     the MCTS leaf value is :func:`~cardjax.nets.policy_value.oracle_value_fn` and IEC's action
@@ -39,7 +41,15 @@ def make_agent(env, apply_fn: Callable, params, *, target_beta: float, name: str
     """
     from cardjax.nets.policy_value import oracle_value_fn
 
-    sample = szw.world_sampler(sampling, key_cards)
+    if inference is not None:
+        from cardjax.train import inference as inf
+
+        trainer, net_params, _ = inf.load_run(str(inference))
+        if trainer.env.name != "gongzhu":
+            raise ValueError(f"inference: {inference} is a run for {trainer.env.name}")
+        sample = szw.network_sampler(inf.log_q_fn(trainer), net_params)
+    else:
+        sample = szw.world_sampler(sampling, key_cards)
     if not target_beta > 0:
         raise ValueError(f"target_beta must be > 0, got {target_beta!r}")
 

@@ -88,6 +88,21 @@ def world_sampler(sampling: str = "stratified", key_cards=KEY_CARDS) -> Callable
     return functools.partial(sample_stratified, key_cards=tuple(key_cards))
 
 
+def network_sampler(log_q: Callable, params) -> Callable:
+    """Worlds drawn exactly in proportion to a card-location network's predictions
+    (``cardjax.inference``; ``log_q(params, state, seat)``, e.g. ``inference.log_q_fn``), equal
+    prior: the inference row beside US and SS.  A world sampler of ``hidden_info.decide``."""
+    from cardjax.inference import worlds
+
+    def sample(env, key, state, seat, num_worlds: int = 9) -> Worlds:
+        w = int(num_worlds)
+        states = worlds.sampler(env, log_q)(key, state, seat, w, params)
+        return Worlds(states, jnp.ones(w, bool), jnp.full(w, 1.0 / w, jnp.float32),
+                      jnp.zeros(w, jnp.int32))
+
+    return sample
+
+
 def sample_worlds(env, key, state, seat, *, num_worlds: int = 9, sampling: str = "stratified",
                   key_cards=KEY_CARDS) -> Worlds:
     """``num_worlds`` worlds that ``seat`` cannot tell from ``state``, by ``sampling``."""
