@@ -10,7 +10,8 @@ information set, for worlds drawn in proportion to the run's best network (``bes
 the simple baseline (what is ruled out respected, the rest by the places' unseen cards) and to
 the oracle (the true world: TSSR = the information-set size).  Exact (``cardjax.inference.worlds``),
 not sampled.  Prints and writes the mean TSSR (the paper's figure) and the mean log10 TSSR per
-stage and role.
+stage and role.  ``--corpus DIR`` scores the run on another corpus of the same game (games of
+other players: how well the network's inference carries over to them).
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--run", required=True, help="an experiments/inference.py run directory")
     p.add_argument("--split", choices=corpora.SPLITS, default="test")
+    p.add_argument("--corpus", default=None,
+                   help="score on this corpus instead of the run's (same game and options)")
     p.add_argument("--games", type=positive_int, default=200)
     p.add_argument("--batch", type=positive_int, default=8, help="games replayed at once")
     p.add_argument("--json", default=None)
@@ -52,7 +55,9 @@ def main(argv=None) -> dict:
     args = parse_args(argv)
     try:
         trainer, params, c = load_run(args.run)
-    except ValueError as e:
+        if args.corpus:
+            c = corpora.Corpus(args.corpus, trainer.env)
+    except (ValueError, corpora.CorpusError) as e:
         raise SystemExit(f"error: {e}") from None
     tssr = make_tssr(trainer)
     parts, seen = [], 0
@@ -84,13 +89,18 @@ def main(argv=None) -> dict:
                 row[s] = float(np.mean(np.exp(x)))
                 row[f"{s}_log10"] = float(np.mean(x) / np.log(10))
             rows.append(row)
-    report = {"run": args.run, "game": trainer.env.name, "split": args.split, "games": seen,
+    v = r["valid"]
+    overall = {f"{s}_log10": float(np.mean(logs[s][v]) / np.log(10)) for s in SAMPLERS}
+    report = {"run": args.run, "corpus": c.directory, "game": trainer.env.name,
+              "split": args.split, "games": seen, "positions": int(v.sum()), "overall": overall,
               "stage_name": adapter.stage_name, "rows": rows}
     print(f"{'role':>14} {adapter.stage_name:>9} {'positions':>9} " +
           " ".join(f"{s + ' TSSR':>16}" for s in SAMPLERS))
     for row in rows:
         print(f"{row['role']:>14} {row['stage'] + 1:>9} {row['positions']:>9} " +
               " ".join(f"{row[s]:16.4g}" for s in SAMPLERS))
+    print("mean log10 TSSR over every position: " + ", ".join(
+        f"{s} {overall[s + '_log10']:.3f}" for s in SAMPLERS))
     if args.json:
         tmp = args.json + ".tmp"
         with open(tmp, "w") as f:

@@ -121,6 +121,31 @@ def test_a_dou_dizhu_corpus_trains(tmp_path):
     assert s["game"] == "doudizhu" and np.isfinite(s["valid_ce"])
 
 
+def test_a_tractor_corpus_trains_on_the_play_from_the_burial_on(tmp_path):
+    from cardjax.train.inference.tssr import make_tssr
+
+    out = str(tmp_path / "tractor")
+    conftest.load_script("scripts/make_corpus.py").main(
+        ["--game", "tractor", "--players", "random", "--games", "24", "--out", out,
+         "--no-progress"])
+    run = str(tmp_path / "run")
+    s = conftest.load_script("experiments/inference.py").main(
+        ["--corpus", out, "--out", run, "--iterations", "2", "--eval_games", "2"] + SMALL)
+    assert s["game"] == "tractor" and np.isfinite(s["valid_ce"])
+    trainer, params, c = inf.load_run(run)
+    g = next(c.games("train", 2))
+    states = jax.tree_util.tree_map(jnp.asarray, g.state)
+    out = jax.device_get(make_tssr(trainer)(params, states, jnp.asarray(g.actions)))
+    # positions while dealing are not trained on; from the burial on every one is, exactly
+    _, _, (phase, _) = corpus.replay(trainer.env, states, jnp.asarray(g.actions),
+                                     lambda s: s.phase)
+    phase = np.asarray(phase).reshape(-1)  # [T * B], as the positions
+    valid = out["valid"]
+    assert valid.any() and not valid[phase == 0].any()
+    assert (out["log_size"][valid] > out["log_network"][valid] - 1e-3).all()  # TSSR <= |I|
+    assert np.isfinite(out["log_network"][valid]).all()
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--iterations", "1"], "--corpus is required"),
     (["--corpus", "/nonexistent/x"], "not a corpus"),
