@@ -205,6 +205,12 @@ def test_tssr_is_exact_and_the_baseline_is_uniform(script, if_corpus, tmp_path):
         assert r["baseline"] == pytest.approx(1.0, rel=1e-3)
         assert r["oracle"] > r["network"] > 0
     assert os.path.getsize(tmp_path / "t.png") > 0
+    assert report["overall"]["baseline_log10"] == pytest.approx(0.0, abs=1e-3)
+    # another corpus (here the same one named again) scores the same positions alike
+    again = tssr.main(["--run", run, "--games", "8", "--corpus", if_corpus])
+    assert again["rows"] == report["rows"]
+    with pytest.raises(SystemExit, match="not a corpus"):
+        tssr.main(["--run", run, "--corpus", str(tmp_path)])
     trainer, params, c = inf.load_run(run)
     g = next(c.games("test", 1))
     states = jax.tree_util.tree_map(jnp.asarray, g.state)
