@@ -108,3 +108,14 @@ def test_the_oracle_player_searches_the_true_state_only(ddz):
     assert a.name == "pimc+oracle"
     state = _endgame(ddz, ["3334", "KKK", "2"])
     assert ddz.action_to_str(int(jax.jit(a.act)(a.params, jax.random.PRNGKey(1), state))) == "3334"
+
+
+def test_ties_are_broken_at_random(ddz):
+    # K then K, or KK at once: the landlord wins either way (+2), so both moves tie
+    state = _endgame(ddz, ["KK", "3", "4"])
+    cfg = pimc.Config(worlds=2, playouts=2, candidates=8)
+    run = jax.jit(jax.vmap(lambda k: pimc.search(ddz, cfg, state, k, sample_worlds=_truth)))
+    r = run(jax.random.split(jax.random.PRNGKey(0), 32))
+    n = int(np.asarray(r.valid[0]).sum())
+    assert n == 2 and np.allclose(np.asarray(r.values)[:, :n], 2.0)
+    assert len(set(np.asarray(r.action).tolist())) == 2

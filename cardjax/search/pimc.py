@@ -53,7 +53,7 @@ def search(env, cfg: Config, state, key, *, sample_worlds: Callable, sampler_par
     j = jnp.arange(c)
     valid = j < legal_words.count(words)
     cand = jnp.where(valid, legal_words.nth(words, j), 0).astype(jnp.int32)
-    k_worlds, k_play = jax.random.split(key)
+    k_worlds, k_play, k_tie = jax.random.split(key, 3)
     worlds = sample_worlds(k_worlds, state, seat, cfg.worlds, sampler_params)
     share = uct.team_share(env, state)[seat]
 
@@ -67,7 +67,11 @@ def search(env, cfg: Config, state, key, *, sample_worlds: Callable, sampler_par
     per = jax.vmap(lambda w, kw: jax.vmap(lambda a, ka: jax.vmap(
         lambda k: value(w, a, k))(ka))(cand, kw))(worlds, keys)  # [W, C, R]
     values = jnp.where(valid, jnp.mean(per, axis=(0, 2)), jnp.nan)
-    best = jnp.argmax(jnp.where(valid, values, -jnp.inf))  # ties: the lowest id
+    top = jnp.max(jnp.where(valid, values, -jnp.inf))
+    # ties at random: with few distinct values (Dou Dizhu's and Tractor's scores, deterministic
+    # playouts) the lowest id would be a systematic bias (a pass, the lowest card)
+    tied = valid & (values == top)
+    best = jnp.argmax(jnp.where(tied, jax.random.uniform(k_tie, (c,)), -1.0))
     return Result(cand[best], cand, valid, values)
 
 
