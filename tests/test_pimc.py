@@ -119,3 +119,18 @@ def test_ties_are_broken_at_random(ddz):
     n = int(np.asarray(r.valid[0]).sum())
     assert n == 2 and np.allclose(np.asarray(r.values)[:, :n], 2.0)
     assert len(set(np.asarray(r.action).tolist())) == 2
+
+
+def test_a_value_network_can_replace_the_playouts(ddz):
+    """``value_fn`` values the position after each move (here a network that knows nothing,
+    0 for both teams): only the move that ends the game at once scores."""
+    state = _endgame(ddz, ["3334", "KKK", "2"])
+    cfg = pimc.Config(worlds=2, playouts=1, candidates=16)
+    r = jax.jit(lambda s, k: pimc.search(ddz, cfg, s, k, sample_worlds=_truth,
+                                         value_fn=lambda p, s: jnp.zeros(2)))(
+        state, jax.random.PRNGKey(1))
+    assert ddz.action_to_str(int(r.action)) == "3334" and float(jnp.nanmax(r.values)) == 2.0
+    n = int(np.asarray(r.valid).sum())
+    assert sorted(np.asarray(r.values)[:n].tolist())[:-1] == [0.0] * (n - 1)
+    with pytest.raises(ValueError, match="not both"):
+        agents.get(ddz, "pimc", playout="rule", value="/some/run")

@@ -9,7 +9,9 @@ hidden cards (Tractor, Mini Dou Di Zhu) uses ``env.sample_hidden``.  With ``infe
 network's predictions (the paper's equation 1).  ``inference="oracle"`` cheats: every world is
 the true state (the TSSR oracle; the most any inference could give this search, for
 measurement only).  ``playout`` names a baseline or a training run
-that plays every seat from each move to the end of the game (default ``random``).
+that plays every seat from each move to the end of the game (default ``random``); ``value=RUN``
+values the position after each move with a training run's network instead (a ScrofaZero run in
+Gongzhu, a DMC run in any game; no playouts).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from cardjax.core import Agent
 from cardjax.inference import worlds
 from cardjax.search import pimc
 
-SETTINGS = ("worlds", "playouts", "candidates", "playout", "inference")
+SETTINGS = ("worlds", "playouts", "candidates", "playout", "inference", "value")
 
 
 def _sample_hidden(env):
@@ -41,11 +43,16 @@ def make(env, **options) -> Agent:
                          f"{', '.join(SETTINGS)}")
     playout = options.pop("playout", "random")
     run = options.pop("inference", None)
+    value = options.pop("value", None)
+    if value is not None and playout != "random":
+        raise ValueError("give a playout player or a value (a run directory), not both")
     cfg = pimc.Config(**{k: int(v) for k, v in options.items()})
     from cardjax import agents
 
-    policy, policy_params = None, None
-    if playout != "random":
+    policy, policy_params, value_fn = None, None, None
+    if value is not None:
+        value_fn, policy_params = agents.load_value(env, str(value))
+    elif playout != "random":
         if playout in agents.SEARCH:
             raise ValueError(f"playout must be a baseline or a run, not a search player "
                              f"({playout!r})")
@@ -66,5 +73,5 @@ def make(env, **options) -> Agent:
     else:
         sample_worlds = _sample_hidden(env)
     name = {None: "pimc", "oracle": "pimc+oracle"}.get(run, "pimc+inference")
-    act = pimc.make_act(env, cfg, sample_worlds=sample_worlds, policy=policy)
+    act = pimc.make_act(env, cfg, sample_worlds=sample_worlds, policy=policy, value_fn=value_fn)
     return Agent(name, act, (sampler_params, policy_params))

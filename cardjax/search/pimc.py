@@ -9,7 +9,8 @@ proportion to a network's predictions; or ``env.sample_hidden`` for a game that 
 its hidden cards), and the playouts from a policy ``policy(params, key, state) -> action`` (every
 seat; default uniformly random).  A move's value is the mover's team's share of the rewards from
 the move to the end of the game (:func:`cardjax.search.uct.team_share`), averaged over the worlds
-and ``playouts`` per world.  Only the first ``candidates`` legal moves (in id order) are valued:
+and ``playouts`` per world; or, with ``value_fn``, a trained network's value of the position after
+the move (the ScrofaZero value in Gongzhu, a DMC run's best Q).  Only the first ``candidates`` legal moves (in id order) are valued:
 a game whose positions have more (Dou Dizhu's leads) should raise it.
 """
 
@@ -44,8 +45,11 @@ class Result(NamedTuple):
 
 
 def search(env, cfg: Config, state, key, *, sample_worlds: Callable, sampler_params=None,
-           policy: Callable | None = None, policy_params=None) -> Result:
-    """PIMC for ``state``'s player to move (one game; vmap for a batch)."""
+           policy: Callable | None = None, policy_params=None,
+           value_fn: Callable | None = None) -> Result:
+    """PIMC for ``state``'s player to move (one game; vmap for a batch).  With ``value_fn(params,
+    state) -> float[T]`` (team values of a trained network, ``policy_params`` its params) a move
+    is valued by the network after it instead of by playouts."""
     cfg = cfg.check()
     seat = state.current_player
     words = env.legal_words(state)
@@ -59,7 +63,11 @@ def search(env, cfg: Config, state, key, *, sample_worlds: Callable, sampler_par
 
     def value(world, a, key):
         s = env.step(world, a)
-        ret = s.rewards + uct._playout(env, policy, policy_params, s, key)
+        if value_fn is None:
+            ret = s.rewards + uct._playout(env, policy, policy_params, s, key)
+        else:
+            after = jnp.asarray(value_fn(policy_params, s))[env.seat_teams(s)]
+            ret = s.rewards + jnp.where(s.terminated, 0.0, after)
         return ret @ share
 
     keys = jax.random.split(k_play, cfg.worlds * c * cfg.playouts).reshape(
@@ -76,9 +84,9 @@ def search(env, cfg: Config, state, key, *, sample_worlds: Callable, sampler_par
 
 
 def make_act(env, cfg: Config, *, sample_worlds: Callable,
-             policy: Callable | None = None) -> Callable:
+             policy: Callable | None = None, value_fn: Callable | None = None) -> Callable:
     """``act(params, key, state) -> action`` playing :func:`search`; ``params`` is ``(sampler
-    params, playout policy params)`` (a network's weights, a trained player's), so one compiled
+    params, playout policy or value params)`` (a network's weights, a trained player's), so one compiled
     ``act`` serves new weights.  A position with one legal move is played without searching."""
     cfg = cfg.check()
 
@@ -86,6 +94,6 @@ def make_act(env, cfg: Config, *, sample_worlds: Callable,
         sampler_params, policy_params = params
         return search(env, cfg, state, key, sample_worlds=sample_worlds,
                       sampler_params=sampler_params, policy=policy,
-                      policy_params=policy_params).action
+                      policy_params=policy_params, value_fn=value_fn).action
 
     return uct.only_choices(env, run)
