@@ -57,14 +57,12 @@ def _build():
     category = order[inverse.reshape(-1)].astype(np.int16)
     num_kickers = np.where(kind == 2, kickers.sum(1) // 2, kickers.sum(1))
     return (category, main.astype(np.int8), kickers.astype(np.int8), kind.astype(np.int8),
-            num_kickers.astype(np.int8))
+            num_kickers.astype(np.int8), np.sort(first).astype(np.int32))
 
 
-CATEGORY, MAIN, KICKERS, KICKER_KIND, NUM_KICKERS = _build()
-NUM_CATEGORIES = int(CATEGORY.max()) + 1  # 309
-# the type of each category and one of its actions (the first)
-CATEGORY_FIRST = np.array([np.flatnonzero(CATEGORY == c)[0] for c in range(NUM_CATEGORIES)],
-                          np.int32)
+# CATEGORY_FIRST: each category's first action id
+CATEGORY, MAIN, KICKERS, KICKER_KIND, NUM_KICKERS, CATEGORY_FIRST = _build()
+NUM_CATEGORIES = len(CATEGORY_FIRST)  # 309
 CATEGORY_TYPE = mv.TYPE[CATEGORY_FIRST]
 _ID = {(int(c), k.tobytes()): i for i, (c, k) in enumerate(zip(CATEGORY, KICKERS))}
 for _a in (CATEGORY, MAIN, KICKERS, KICKER_KIND, NUM_KICKERS, CATEGORY_FIRST, CATEGORY_TYPE):

@@ -32,6 +32,7 @@ class _Unseen(NamedTuple):
     rev: Array
     kitty_hidden: Array
     pool: Array  # [54]: hand + kitty + deck
+    undealt: Array  # bool[108]: the deal positions not dealt yet
 
 
 def _unseen(s, seat) -> _Unseen:
@@ -46,9 +47,7 @@ def _unseen(s, seat) -> _Unseen:
     hid_hand = jnp.where(others[:, None], hands - rev, 0)  # [4, 54]
     kitty_hidden = (s.phase >= BURY) & ~known_kitty
     hid_kitty = jnp.where(kitty_hidden, s._kitty.astype(jnp.int32), 0)
-    undealt_from = jnp.where(s.phase == DECLARE, s.turn + 1, 108)
-    pos = jnp.arange(108)
-    undealt = (pos >= undealt_from) & (pos < 108)
+    undealt = jnp.arange(108) >= jnp.where(s.phase == DECLARE, s.turn + 1, 108)
     # the first kitty stays in the deal until it is taken
     deck_counts = jnp.zeros(NUM_TYPES, jnp.int32).at[s._deal.astype(jnp.int32)].add(undealt)
     pool = jnp.sum(hid_hand, axis=0) + hid_kitty + deck_counts  # [54]
@@ -58,7 +57,7 @@ def _unseen(s, seat) -> _Unseen:
     held_back = jnp.clip(s._bury_mark[seat].astype(jnp.int32) - shown, 0, pool)
     held_back = jnp.where(known_kitty, 0, held_back)
     return _Unseen(hid_hand, hid_kitty, deck_counts, void, takers, held_back, rev, kitty_hidden,
-                   pool)
+                   pool, undealt)
 
 
 def sample_hidden(env, key: PRNGKey, state, seat):
@@ -81,7 +80,7 @@ def sample_hidden(env, key: PRNGKey, state, seat):
         s._hands.astype(jnp.int32), u.rev, u.hand, u.kitty, u.deck, u.pool)
     room = jnp.concatenate([jnp.sum(hid_hand, axis=1), jnp.sum(hid_kitty)[None],
                             jnp.sum(deck_counts)[None]])  # 6 places
-    undealt = (jnp.arange(108) >= jnp.where(s.phase == DECLARE, s.turn + 1, 108))
+    undealt = u.undealt
     eff, _, _ = tm.context(s.level, s.trump)
     eff = eff[:NUM_TYPES]
     takes_suit = jnp.concatenate([~u.void, jnp.ones((2, 5), bool)])  # [6 places, 5 suits]
@@ -132,6 +131,12 @@ def sample_hidden(env, key: PRNGKey, state, seat):
     new_deal = jnp.where(undealt, tail[jnp.clip(idx, 0, 107)], s._deal.astype(jnp.int32))
     world = s.replace(_hands=new_hands.astype(jnp.int8), _kitty=new_kitty.astype(jnp.int8),
                       _deal=new_deal.astype(jnp.int8))
+    return _with_legal(env, s, world, seat)
+
+
+def _with_legal(env, s, world, seat):
+    """``world`` with its legal mask: ``seat``'s own choices (and a finished game's) are
+    ``s``'s."""
     mask = jnp.where(s.terminated | (s.current_player == seat), s.legal_action_mask,
                      env._legal_mask(world))
     return world.replace(legal_action_mask=mask)
@@ -170,6 +175,4 @@ def with_hidden(env, s, seat, counts):
     hands = s._hands.astype(jnp.int32).at[places].set(u.rev[places] + counts[:, :3].T)
     kitty = jnp.where(u.kitty_hidden, counts[:, 3], s._kitty.astype(jnp.int32))
     world = s.replace(_hands=hands.astype(s._hands.dtype), _kitty=kitty.astype(s._kitty.dtype))
-    mask = jnp.where(s.terminated | (s.current_player == seat), s.legal_action_mask,
-                     env._legal_mask(world))
-    return world.replace(legal_action_mask=mask)
+    return _with_legal(env, s, world, seat)
