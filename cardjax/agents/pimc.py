@@ -19,6 +19,7 @@ from __future__ import annotations
 import jax
 
 from cardjax.core import Agent
+from cardjax.agents import search
 from cardjax.inference import worlds
 from cardjax.search import pimc
 
@@ -44,30 +45,16 @@ def make(env, **options) -> Agent:
     playout = options.pop("playout", "random")
     run = options.pop("inference", None)
     value = options.pop("value", None)
-    if value is not None and playout != "random":
-        raise ValueError("give a playout player or a value (a run directory), not both")
     cfg = pimc.Config(**{k: int(v) for k, v in options.items()})
-    from cardjax import agents
-
-    policy, policy_params, value_fn = None, None, None
-    if value is not None:
-        value_fn, policy_params = agents.load_value(env, str(value))
-    elif playout != "random":
-        if playout in agents.SEARCH:
-            raise ValueError(f"playout must be a baseline or a run, not a search player "
-                             f"({playout!r})")
-        base = agents.load(env, playout)
-        policy, policy_params = base.act, base.params
+    policy, policy_params, value_fn = search.evaluator(env, playout, value)
     sampler_params = None
     if run == "oracle":
         sample_worlds = _oracle
     elif run is not None:
         from cardjax.train import inference
 
-        trainer, sampler_params, _ = inference.load_run(str(run))
-        if trainer.env.name != env.name or repr(trainer.env) != repr(env):
-            raise ValueError(f"inference: {run} was trained for {trainer.env!r}, not {env!r}")
-        sample_worlds = worlds.sampler(env, inference.log_q_fn(trainer))
+        log_q, sampler_params = inference.load_log_q(str(run), env)
+        sample_worlds = worlds.sampler(env, log_q)
     elif env.hidden_space is not None:
         sample_worlds = worlds.sampler(env)
     else:

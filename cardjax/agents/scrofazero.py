@@ -44,10 +44,7 @@ def make_agent(env, apply_fn: Callable, params, *, target_beta: float, name: str
     if inference is not None:
         from cardjax.train import inference as inf
 
-        trainer, net_params, _ = inf.load_run(str(inference))
-        if trainer.env.name != "gongzhu":
-            raise ValueError(f"inference: {inference} is a run for {trainer.env.name}")
-        sample = szw.network_sampler(inf.log_q_fn(trainer), net_params)
+        sample = szw.network_sampler(*inf.load_log_q(str(inference), env))
     else:
         sample = szw.world_sampler(sampling, key_cards)
     if not target_beta > 0:

@@ -42,8 +42,6 @@ def _config(env, kind: str, options: dict) -> tuple[uct.Config, str, str | None,
     opts.update(options)
     playout = opts.pop("playout", "random")
     value = opts.pop("value", None)
-    if value is not None and playout != "random":
-        raise ValueError("give a playout player or a value (a run directory), not both")
     grouped = _flag(opts.pop("group_moves", False), "group_moves")
     known = {"iterations", "trees", "k", "utility"}
     unknown = set(opts) - known
@@ -57,18 +55,28 @@ def _config(env, kind: str, options: dict) -> tuple[uct.Config, str, str | None,
     return getattr(uct, kind)(**opts), playout, value, grouped
 
 
-def _make(kind: str, env, **options) -> Agent:
-    cfg, playout, value, grouped = _config(env, kind, options)
+def evaluator(env, playout: str = "random", value=None):
+    """``(policy, params, value_fn)`` of a search's ``playout`` (a baseline or a run directory
+    that plays the simulations; ``random``: none) or ``value`` (a run directory whose network
+    values positions: ``value_fn(params, state) -> float[T]``); not both."""
     from cardjax import agents
 
-    policy, params, value_fn = None, None, None
-    if playout != "random":
-        if playout in agents.SEARCH:
-            raise ValueError(f"playout must be a baseline or a run, not a search player ({playout!r})")
-        base = agents.load(env, playout)
-        policy, params = base.act, base.params
+    if value is not None and playout != "random":
+        raise ValueError("give a playout player or a value (a run directory), not both")
     if value is not None:
         value_fn, params = agents.load_value(env, str(value))
+        return None, params, value_fn
+    if playout == "random":
+        return None, None, None
+    if playout in agents.SEARCH:
+        raise ValueError(f"playout must be a baseline or a run, not a search player ({playout!r})")
+    base = agents.load(env, playout)
+    return base.act, base.params, None
+
+
+def _make(kind: str, env, **options) -> Agent:
+    cfg, playout, value, grouped = _config(env, kind, options)
+    policy, params, value_fn = evaluator(env, playout, value)
     make_act = move_groups.make_act if grouped else uct.make_act
     return Agent(kind, make_act(env, cfg, policy=policy, value_fn=value_fn), params)
 

@@ -10,7 +10,8 @@ its hidden cards), and the playouts from a policy ``policy(params, key, state) -
 seat; default uniformly random).  A move's value is the mover's team's share of the rewards from
 the move to the end of the game (:func:`cardjax.search.uct.team_share`), averaged over the worlds
 and ``playouts`` per world; or, with ``value_fn``, a trained network's value of the position after
-the move (the ScrofaZero value in Gongzhu, a DMC run's best Q).  Only the first ``candidates`` legal moves (in id order) are valued:
+the move (the ScrofaZero value in Gongzhu, a DMC run's best Q).  Only the first ``candidates``
+legal moves (in id order) are valued:
 a game whose positions have more (Dou Dizhu's leads) should raise it.
 """
 
@@ -61,14 +62,11 @@ def search(env, cfg: Config, state, key, *, sample_worlds: Callable, sampler_par
     worlds = sample_worlds(k_worlds, state, seat, cfg.worlds, sampler_params)
     share = uct.team_share(env, state)[seat]
 
+    vf = None if value_fn is None else (lambda st: value_fn(policy_params, st))
+
     def value(world, a, key):
         s = env.step(world, a)
-        if value_fn is None:
-            ret = s.rewards + uct._playout(env, policy, policy_params, s, key)
-        else:
-            after = jnp.asarray(value_fn(policy_params, s))[env.seat_teams(s)]
-            ret = s.rewards + jnp.where(s.terminated, 0.0, after)
-        return ret @ share
+        return (s.rewards + uct.rest_of_game(env, s, key, policy, policy_params, vf)) @ share
 
     keys = jax.random.split(k_play, cfg.worlds * c * cfg.playouts).reshape(
         cfg.worlds, c, cfg.playouts, -1)

@@ -241,6 +241,15 @@ def _playout(env, policy: Callable | None, policy_params, s, key):
     return ret
 
 
+def rest_of_game(env, s, key, policy: Callable | None = None, policy_params=None,
+                 value_fn: Callable | None = None) -> Array:
+    """float[P]: what each seat gets from ``s`` on: a playout by ``policy`` (uniformly random by
+    default) or, with ``value_fn(state) -> float[T]``, the network's team values (0 at the end)."""
+    if value_fn is None:
+        return _playout(env, policy, policy_params, s, key)
+    return jnp.where(s.terminated, 0.0, jnp.asarray(value_fn(s))[env.seat_teams(s)])
+
+
 def _utility(cfg: Config, ret: Array) -> Array:
     if cfg.utility == "win":
         return jnp.where(ret > 0, 1.0, jnp.where(ret < 0, 0.0, 0.5)).astype(jnp.float32)
@@ -263,11 +272,7 @@ def search_tree(env, cfg: Config, state, key, *, policy: Callable | None = None,
         k_d, k_walk, k_play = jax.random.split(jax.random.fold_in(k_iter, i), 3)
         world = env.sample_hidden(k_d, state, seat) if cfg.worlds == "iteration" else fixed
         tree, leaf, path, depth, ret = _walk(env, cfg, tree, world, k_walk)
-        if value_fn is None:
-            ret = ret + _playout(env, policy, policy_params, leaf, k_play)
-        else:
-            teams = env.seat_teams(leaf)
-            ret = ret + jnp.where(leaf.terminated, 0.0, jnp.asarray(value_fn(leaf))[teams])
+        ret = ret + rest_of_game(env, leaf, k_play, policy, policy_params, value_fn)
         on_path = jnp.arange(path.shape[0]) < depth
         where = jnp.where(on_path, path, n)  # off the path: dropped
         return tree.replace(

@@ -106,8 +106,8 @@ def plot_curves(records: list[dict], evals: list[dict], path: str, title: str = 
     ax = axes[1, 1]
     if evals:
         xs = [e["elapsed_s"] / 60 for e in evals]
-        ax.errorbar(xs, [e["mean"] for e in evals], yerr=[np.nan if e.get("stderr") is None else e["stderr"] for e in evals],  # one game: no error
-                    marker="o", capsize=3)
+        errors = [np.nan if e.get("stderr") is None else e["stderr"] for e in evals]  # one game
+        ax.errorbar(xs, [e["mean"] for e in evals], yerr=errors, marker="o", capsize=3)
         ax.axhline(0.0, color="grey", lw=0.8)
     ax.set_title(f"evaluation ({eval_name}) vs minutes of training")
     for a in axes.flat:

@@ -4,8 +4,9 @@ to predict where each hidden card is (:mod:`cardjax.train.inference.train`); one
 
 from cardjax.train.inference.adapter import Adapter, available, get
 from cardjax.train.inference.train import (
-    Config, Net, TrainState, cached_trainer, load_run, log_q_fn, make_trainer, positions,
+    Config, Net, TrainState, cached_trainer, load_log_q, load_run, log_q_fn, make_trainer,
+    positions,
 )
 
-__all__ = ["Adapter", "Config", "Net", "TrainState", "available", "cached_trainer", "get", "load_run", "log_q_fn", "make_trainer",
-           "positions"]
+__all__ = ["Adapter", "Config", "Net", "TrainState", "available", "cached_trainer", "get",
+           "load_log_q", "load_run", "log_q_fn", "make_trainer", "positions"]

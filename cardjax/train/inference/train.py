@@ -235,6 +235,15 @@ def load_run(run: str):
     return trainer, params, c
 
 
+def load_log_q(run: str, env):
+    """``(log_q, params)`` of an ``experiments/inference.py`` run for ``env`` (:func:`log_q_fn`
+    of its best network); ``ValueError`` when it cannot be read or was trained for another env."""
+    trainer, params, _ = load_run(str(run))
+    if repr(trainer.env) != repr(env):
+        raise ValueError(f"inference: {run} was trained for {trainer.env!r}, not {env!r}")
+    return log_q_fn(trainer), params
+
+
 def log_q_fn(trainer: Trainer):
     """``log_q(params, state, seat) -> float[K, P]``: the network's log probability of each kind
     of card the seat cannot see in each place (equation 1's factors)."""

@@ -5,9 +5,9 @@ dealer and declarer, phase, cards on the table, played, revealed and in the last
 seat, shown voids per effective suit, leaders, points, the kitty if the seat buried it) and the
 seat's team (dealer's or attackers'), and the move history the paper lists: the cards each seat
 led and sloughed (played off the led effective suit: discards and ruffs), 2 x 4 x 54 / 2, seats
-relative to the seat.  1,467 values in all.  Positions count from
-the burial on (while dealing, ``hidden_cards`` does not describe the undealt cards).  Stage:
-the trick (0..24).  Roles: relative to the dealer.
+relative to the seat.  1,467 values in all.  Positions count from the burial on (while dealing,
+``hidden_cards`` does not describe the undealt cards).  Stage: the trick (0..24).  Roles:
+relative to the dealer.
 """
 
 from __future__ import annotations
