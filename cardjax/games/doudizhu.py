@@ -29,8 +29,8 @@ one id range) and builds the whole set for leads (:func:`doudizhu_moves.pick_leg
 State fields beyond the contract (public unless ``_``-prefixed): ``landlord``; ``played[seat]``
 rank counts played; ``cards_left[seat]``; ``bottom`` (zeros until revealed) and ``_bottom``;
 ``to_beat`` action id of the move to beat (-1 when leading) and ``to_beat_seat``; ``passes`` in a
-row; ``bombs`` bombs and rockets played; ``history`` / ``history_seat`` the last 15 moves (oldest
-first, -1 = none); ``landlord_moves`` / ``peasant_moves`` non-pass moves made; ``bidding``
+row; ``bombs`` bombs and rockets played; ``history`` / ``history_seat`` the last 18 moves (oldest
+first, -1 = none: DeepRocket's six rounds; ``observe`` reads the last 15); ``landlord_moves`` / ``peasant_moves`` non-pass moves made; ``bidding``
 (auction running), ``bid``, ``bid_seat``, ``bids_made``; ``_hands[seat]`` rank counts held.
 """
 
@@ -55,14 +55,15 @@ NUM_PLAYERS = 3
 NUM_MOVES = len(ACTIONS)  # 27,472
 NUM_WORDS = moves.NUM_WORDS  # the legal actions packed, bidding ones included
 BID_PASS = NUM_MOVES  # bidding actions, with the option only
-HISTORY = 15
+HISTORY = 18  # moves kept in the state: six rounds of three
+OBS_HISTORY = 15  # moves in ``observe``
 DECK = np.array([4] * 13 + [1, 1], np.int32)  # rank counts of the full deck
 RANK_OF_CARD = np.repeat(np.arange(NUM_RANKS), DECK)  # the 54 physical cards
 _IS_BOMB = np.isin(moves.TYPE, [moves.TYPE_NAMES.index("bomb"), moves.TYPE_NAMES.index("rocket")])
 _LENGTH = COUNTS.sum(axis=1).astype(np.int32)
 # Observation: 4 count levels x 15 ranks per card set.
 PLANES = 4 * NUM_RANKS
-OBS_SIZE = PLANES + 2 * 21 + 3 * PLANES + PLANES + 3 + 1 + PLANES + 3 + 16 + HISTORY * PLANES
+OBS_SIZE = PLANES + 2 * 21 + 3 * PLANES + PLANES + 3 + 1 + PLANES + 3 + 16 + OBS_HISTORY * PLANES
 ORACLE_SIZE = OBS_SIZE + 2 * PLANES
 
 __all__ = ["DouDizhu", "State", "ACTIONS", "legal_moves", "action_index", "action_string"]
@@ -399,7 +400,8 @@ class DouDizhu(Env):
         s = state
         rel = (jnp.arange(NUM_PLAYERS) + seat) % NUM_PLAYERS
         beat = jnp.where(s.to_beat >= 0, jnp.asarray(COUNTS)[jnp.maximum(s.to_beat, 0)], 0)
-        hist = jnp.where((s.history >= 0)[:, None], jnp.asarray(COUNTS)[jnp.maximum(s.history, 0)], 0)
+        recent = s.history[-OBS_HISTORY:]
+        hist = jnp.where((recent >= 0)[:, None], jnp.asarray(COUNTS)[jnp.maximum(recent, 0)], 0)
         parts = [
             planes(s._hands[seat]),
             s.cards_left[rel[1:], None] == jnp.arange(21),

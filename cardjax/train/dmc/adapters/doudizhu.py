@@ -37,7 +37,7 @@ def make_game(cfg, env=None) -> Game:
                 "landlord_reward": jnp.mean(lord)}
 
     return Game(env, ROLE_NAMES, features, role, table,
-                (doudizhu.HISTORY // 3, 3 * doudizhu.PLANES), outcome)
+                (doudizhu.OBS_HISTORY // 3, 3 * doudizhu.PLANES), outcome)
 
 
 # a game is at most 154 steps (env.max_steps), rounded up to the 3 roles by Config.steps
