@@ -30,7 +30,6 @@ import os
 import sys
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 from flax import serialization
 
@@ -40,6 +39,7 @@ except ImportError:  # pragma: no cover - the repo is not installed
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     import cardjax
 from cardjax import corpus as corpora
+from cardjax.corpus.batches import Batches, first_games, to_device
 from cardjax.cli import non_negative_int, positive_float, positive_int, probability, run_command
 from cardjax.train import runner
 from cardjax.train.inference import Config, cached_trainer
@@ -101,47 +101,10 @@ def resolve(args) -> tuple[Config, int | None]:
                                  Config.from_dict, check_saved)
 
 
-class Batches:
-    """The training games of iteration ``i``: batch ``i mod per_epoch`` of epoch ``i //
-    per_epoch``, the split shuffled anew each epoch from the run's seed.  Asking for the batch
-    after the last one given reads on; any other restarts the epoch and skips to it."""
-
-    def __init__(self, c: corpora.Corpus, batch: int, seed: int):
-        self.c, self.batch, self.seed = c, batch, seed
-        n = c.count("train")
-        if n < batch:
-            raise SystemExit(f"error: the corpus's train split has {n} games, fewer than "
-                             f"--batch_games {batch}")
-        self.per_epoch = n // batch
-        self._at, self._it = None, None
-
-    def __call__(self, i: int) -> corpora.Games:
-        epoch, j = divmod(i, self.per_epoch)
-        if self._at != (epoch, j):
-            self._it = self.c.games("train", self.batch, shuffle=True,
-                                    seed=self.seed * 100003 + epoch, drop_last=True)
-            for _ in range(j):
-                next(self._it)
-        self._at = (epoch, j + 1)
-        return next(self._it)
-
-
-def _device(g: corpora.Games):
-    return jax.tree_util.tree_map(jnp.asarray, g.state), jnp.asarray(g.actions)
-
-
 def make_evaluate(trainer, c: corpora.Corpus, cfg: Config, games: int, out: str):
     """``evaluate(state) -> dict``: the validation games' cross-entropy per unseen card and the
     rest (module docstring); saves ``best.msgpack`` when it is the best so far."""
-    valid = []
-    for g in c.games("valid", cfg.batch_games):
-        valid.append(g)
-        if sum(x.deal_id.shape[0] for x in valid) >= games:
-            break
-    if not valid:
-        raise SystemExit("error: the corpus has no validation games; make a larger one")
-    data = corpora.Games.concat(valid).take(np.arange(min(games, sum(
-        x.deal_id.shape[0] for x in valid))))
+    data = first_games(c, "valid", games)
     n = data.deal_id.shape[0]
     best = {"ce": np.inf}
     files = runner.RunFiles(out)
@@ -153,7 +116,7 @@ def make_evaluate(trainer, c: corpora.Corpus, cfg: Config, games: int, out: str)
         for start in range(0, n, cfg.batch_games):
             rows = np.arange(start, start + cfg.batch_games)
             keep = rows < n  # the last batch is padded with repeated games
-            res = jax.device_get(trainer.evaluate(state.params, *_device(data.take(rows % n))))
+            res = jax.device_get(trainer.evaluate(state.params, *to_device(data.take(rows % n))))
             T = res["ce"].shape[0] // cfg.batch_games
             parts.append({k: v.reshape(T, cfg.batch_games)[:, keep] for k, v in res.items()})
         r = {k: np.concatenate([p[k] for p in parts], axis=1) for k in parts[0]}  # [T, games]
@@ -223,7 +186,7 @@ def main(argv=None) -> dict:
     batches = Batches(c, cfg.batch_games, args.seed)
 
     def step(state):
-        return trainer.update(state, *_device(batches(int(state.iteration))))
+        return trainer.update(state, *to_device(batches(int(state.iteration))))
 
     evaluate, info, stop = None, None, None
     if ev["eval_games"] > 0:

@@ -138,7 +138,7 @@ def test_a_tractor_corpus_trains_on_the_play_from_the_burial_on(tmp_path):
     out = jax.device_get(make_tssr(trainer)(params, states, jnp.asarray(g.actions)))
     # positions while dealing are not trained on; from the burial on every one is, exactly
     _, _, (phase, _) = corpus.replay(trainer.env, states, jnp.asarray(g.actions),
-                                     lambda s: s.phase)
+                                     lambda s, a: s.phase)
     phase = np.asarray(phase).reshape(-1)  # [T * B], as the positions
     valid = out["valid"]
     assert valid.any() and not valid[phase == 0].any()

@@ -98,15 +98,15 @@ def record_games(env, lineup: Sequence[Agent], seed: int, deal_ids, recorder=Non
 
 def replay(env, states, actions, at=None):
     """Replay recorded ``actions`` (int[B, T], -1 after the last) from the initial ``states`` (a
-    batch): ``(final states, summed rewards float[B, P], seen)``.  With ``at(states) -> pytree``
-    (batched, e.g. a trainer's features of every game's position), ``seen`` is ``(what at
-    returned before each action, leading axes [T, B]; live bool[T, B]: an action was played
-    there)``; else None.  A recorded game's check and its trainers' source of every state."""
+    batch): ``(final states, summed rewards float[B, P], seen)``.  With ``at(states, actions) ->
+    pytree`` (batched: every game's position and the action played from it, e.g. a trainer's
+    features and targets), ``seen`` is ``(what at returned before each action, leading axes [T,
+    B]; live bool[T, B]: an action was played there)``; else None.  A recorded game's check and its trainers' source of every state."""
 
     def body(c, a_t):
         s, total = c
         live = (a_t >= 0) & ~s.terminated
-        out = None if at is None else (at(s), live)
+        out = None if at is None else (at(s, jnp.maximum(a_t, 0).astype(jnp.int32)), live)
         nxt = jax.vmap(env.step)(s, jnp.maximum(a_t, 0).astype(jnp.int32))
         s = jax.tree_util.tree_map(
             lambda x, y: jnp.where(live.reshape(live.shape + (1,) * (x.ndim - 1)), x, y), nxt, s)

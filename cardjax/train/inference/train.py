@@ -97,7 +97,7 @@ def positions(env, adapter, states, actions) -> Positions:
         return (adapter.features(env, s, seat), h.copies, h.allowed, h.capacity, h.truth, least,
                 group, valid, adapter.stage(env, s), adapter.role(env, s, seat))
 
-    _, _, (outs, live) = replay(env, states, actions, jax.vmap(at))
+    _, _, (outs, live) = replay(env, states, actions, lambda s, a: jax.vmap(at)(s))
     outs = outs[:7] + (outs[7] & live,) + outs[8:]
     return Positions(*[x.reshape((-1,) + x.shape[2:]) for x in outs])  # [T * B, ...]
 

@@ -1,0 +1,54 @@
+"""A supervised trainer's view of a corpus: the training batch of every iteration (reproducible,
+so ``--resume`` continues exactly) and a fixed set of held-out games."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from cardjax.corpus.store import Corpus, Games
+
+
+class Batches:
+    """The training games of iteration ``i``: batch ``i mod per_epoch`` of epoch ``i //
+    per_epoch``, the split shuffled anew each epoch from the run's seed.  Asking for the batch
+    after the last one given reads on; any other restarts the epoch and skips to it."""
+
+    def __init__(self, c: Corpus, batch: int, seed: int):
+        self.c, self.batch, self.seed = c, batch, seed
+        n = c.count("train")
+        if n < batch:
+            raise SystemExit(f"error: the corpus's train split has {n} games, fewer than "
+                             f"--batch_games {batch}")
+        self.per_epoch = n // batch
+        self._at, self._it = None, None
+
+    def __call__(self, i: int) -> Games:
+        epoch, j = divmod(i, self.per_epoch)
+        if self._at != (epoch, j):
+            self._it = self.c.games("train", self.batch, shuffle=True,
+                                    seed=self.seed * 100003 + epoch, drop_last=True)
+            for _ in range(j):
+                next(self._it)
+        self._at = (epoch, j + 1)
+        return next(self._it)
+
+
+def first_games(c: Corpus, split: str, games: int) -> Games:
+    """The first ``games`` games of ``split`` (fewer when it has fewer); ``SystemExit`` when it
+    has none."""
+    parts, n = [], 0
+    for g in c.games(split, min(games, 1024)):
+        parts.append(g)
+        n += g.deal_id.shape[0]
+        if n >= games:
+            break
+    if not parts:
+        raise SystemExit(f"error: the corpus has no {split} games; make a larger one")
+    return Games.concat(parts).take(np.arange(min(games, n)))
+
+
+def to_device(g: Games):
+    """``(initial states, actions)`` of a batch as device arrays."""
+    return jax.tree_util.tree_map(jnp.asarray, g.state), jnp.asarray(g.actions)
