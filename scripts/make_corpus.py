@@ -6,6 +6,7 @@
     python scripts/make_corpus.py --game doudizhu --players rule --games 50000 --out corpora/ddz
     python scripts/make_corpus.py --game tractor --players rule runs/shengji rule runs/shengji ...
     python scripts/make_corpus.py --out corpora/greed --games 40000 --resume   # continue, or extend
+    python scripts/make_corpus.py --records games.txt more.txt --out corpora/records  # Dou Dizhu
 
 ``--players``: one player for every seat, or one per seat (seat order), each a baseline name (with
 settings after a colon, e.g. ``ismcts:iterations=300``) or a training run directory.  Games are
@@ -13,6 +14,11 @@ played ``--batch`` at a time on the default device and written in chunks of ``--
 (one shard per split and chunk; 90% of the deals train, 5% valid, 5% test).  A stopped command
 keeps every chunk it finished; ``--resume`` continues it with the same game, players and seed
 (a larger ``--games`` extends the corpus).
+
+``--records``: Dou Dizhu games written in the DeepRocket paper's record format (``docs/games.md``,
+"Game records") instead of played ones, read a record at a time and checked move by move (an
+illegal move or a malformed record stops the command, naming the file, line and move; the chunks
+before it are kept, and ``--resume`` continues after them once the file is mended).
 """
 
 from __future__ import annotations
@@ -41,7 +47,11 @@ def parse_args(argv=None):
     p.add_argument("--players", nargs="+", default=None, metavar="PLAYER",
                    help="one player for every seat or one per seat (default: the game's first "
                         "baseline other than random)")
-    p.add_argument("--games", type=positive_int, required=True, help="deals in the corpus")
+    p.add_argument("--records", nargs="+", default=None, metavar="FILE",
+                   help="Dou Dizhu record files to store instead of playing games")
+    p.add_argument("--games", type=positive_int, default=None,
+                   help="deals in the corpus (required unless --records; with it, at most this "
+                        "many records)")
     p.add_argument("--out", required=True, help="the corpus directory")
     p.add_argument("--seed", type=int, default=None, help="default 0 (with --resume, the corpus's)")
     p.add_argument("--batch", type=positive_int, default=256, help="games played at once")
@@ -58,6 +68,10 @@ def _default_player(game: str) -> str:
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
+    if args.records is not None or (args.resume and _has_records(args.out)):
+        return from_records(args)
+    if args.games is None:
+        raise SystemExit("error: --games is required (unless --records)")
     if args.resume:
         try:
             m = corpus.store.read_manifest(args.out)
@@ -104,9 +118,13 @@ def main(argv=None) -> dict:
             bar.update(batch.size)
         writer.add_chunk(corpus.Games.concat(parts), seed)
     bar.close()
+    return _summary(args.out, writer, {"game": game, "players": specs, "seed": seed}, t0)
+
+
+def _summary(out, writer, what: dict, t0) -> dict:
     m = writer.manifest
-    summary = {"out": args.out, "game": game, "players": specs, "seed": seed,
-               "deals": m["next_deal"], "seconds": round(time.perf_counter() - t0, 1)}
+    summary = {"out": out, **what, "deals": m["next_deal"],
+               "seconds": round(time.perf_counter() - t0, 1)}
     for split in corpus.SPLITS:
         shards = [s for s in m["shards"] if s["split"] == split]
         summary[split] = {"games": sum(s["games"] for s in shards),
@@ -116,6 +134,88 @@ def main(argv=None) -> dict:
                    f"{v['bytes'] / 2**20:.1f} MiB;" for k, v in
                    ((s, summary[s]) for s in corpus.SPLITS)), file=sys.stderr)
     return summary
+
+
+def _has_records(out: str) -> bool:
+    try:
+        return "records" in corpus.store.read_manifest(out)["settings"]
+    except corpus.CorpusError:
+        return False
+
+
+def _records(files):
+    """``(file, record)`` of every record of the files, in order, one at a time."""
+    from cardjax.games.doudizhu_record_text import iter_records
+
+    for name in files:
+        try:
+            f = open(name, encoding="utf-8")
+        except OSError as e:
+            raise SystemExit(f"error: --records: {name}: {e.strerror}") from None
+        with f:
+            try:
+                for r in iter_records(f, check=False):
+                    yield name, r
+            except ValueError as e:
+                raise SystemExit(f"error: --records: {name}: {e}") from None
+
+
+def from_records(args) -> dict:
+    """The corpus of the games in Dou Dizhu record files (module docstring)."""
+    from cardjax.games import doudizhu_records
+
+    if args.game not in (None, "doudizhu"):
+        raise SystemExit("error: --records: records are Dou Dizhu games, not --game " + args.game)
+    if args.players is not None:
+        raise SystemExit("error: --records and --players: the records' players made the moves")
+    files = None if args.records is None else [os.path.abspath(f) for f in args.records]
+    if args.resume:
+        m = corpus.store.read_manifest(args.out)
+        if files is not None and files != m["settings"]["records"]:
+            raise SystemExit(f"error: --resume: the corpus in {args.out} was made from "
+                             f"{' '.join(m['settings']['records'])}")
+        files, seed = m["settings"]["records"], m["settings"]["seed"]
+    else:
+        seed = 0 if args.seed is None else args.seed
+    env = cardjax.make("doudizhu")
+    try:
+        writer = corpus.CorpusWriter(args.out, env, {"records": files, "seed": seed},
+                                     args.chunk, resume=args.resume)
+    except corpus.CorpusError as e:
+        raise SystemExit(f"error: {e}") from None
+    limit = args.games or float("inf")
+    start, t0, step = writer.next_deal, time.perf_counter(), None
+    bar = tqdm(initial=start, unit="record", file=sys.stderr, disable=args.no_progress,
+               desc="doudizhu: records")
+    states, actions, n = [], [], 0
+    for name, record in _records(files):
+        if n >= limit:
+            break
+        n += 1
+        if n <= start:
+            continue  # written before (--resume)
+        try:
+            if step is None:
+                step = doudizhu_records._jitted_step(env)
+            seen, acts = doudizhu_records.replay_actions(record, env, step)
+        except ValueError as e:
+            raise SystemExit(f"error: --records: {name}: {e}") from None
+        states.append(seen[0])
+        actions.append(acts)
+        bar.update(1)
+        if len(states) == args.chunk:
+            _write(writer, env, states, actions, seed)
+            states, actions = [], []
+    if states:
+        _write(writer, env, states, actions, seed)
+    bar.close()
+    return _summary(args.out, writer, {"game": "doudizhu", "records": files, "seed": seed}, t0)
+
+
+def _write(writer, env, states, actions, seed):
+    first = writer.next_deal
+    ids = np.arange(first, first + len(states))
+    writer.add_chunk(corpus.games_from_actions(env, states, actions, ids), seed)
 
 
 def _agent(env, spec: str):

@@ -115,3 +115,30 @@ def replay(env, states, actions, at=None):
     (final, total), seen = jax.lax.scan(body, (states, jnp.zeros_like(states.rewards)),
                                         jnp.asarray(actions).T)
     return final, total, seen
+
+
+def games_from_actions(env, states, actions, deal_ids) -> Games:
+    """Games played elsewhere (e.g. read from records) as corpus games: ``states`` a list of
+    initial states (one game each), ``actions`` a list of action lists, ``deal_ids`` their ids.
+    The returns come from replaying the actions."""
+    max_steps = int(env.max_steps)
+    table = np.full((len(actions), max_steps), -1, np.int16)
+    for i, acts in enumerate(actions):
+        if len(acts) > max_steps:
+            raise ValueError(f"game {deal_ids[i]}: {len(acts)} actions, more than the env's "
+                             f"{max_steps}")
+        table[i, :len(acts)] = acts
+    batch = jax.tree_util.tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *states)
+    _, returns, _ = _jitted_replay(env)(jax.tree_util.tree_map(jnp.asarray, batch),
+                                        jnp.asarray(table))
+    return Games(batch, table, np.array([len(a) for a in actions], np.int32),
+                 np.asarray(returns, np.float32), np.asarray(deal_ids, np.int64))
+
+
+_REPLAYS: dict = {}
+
+
+def _jitted_replay(env):
+    if repr(env) not in _REPLAYS:
+        _REPLAYS[repr(env)] = jax.jit(lambda s, a: replay(env, s, a))
+    return _REPLAYS[repr(env)]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from cardjax.games.doudizhu_records import (
     to_paper,
 )
 
-__all__ = ["parse_record", "parse_records", "format_record", "format_records"]
+__all__ = ["iter_records", "parse_record", "parse_records", "format_record", "format_records"]
 
 _CARDS_RE = re.compile(r"^\s*cards\s*:(.*)$", re.IGNORECASE)
 _PROCESS_RE = re.compile(r"^\s*game\s*process\s*:(.*)$", re.IGNORECASE)
@@ -97,10 +97,10 @@ def _parse_moves(chunks, landlord: int):
     return moves, source
 
 
-def _lines_of(source) -> list[str]:
+def _lines_of(source):
     if isinstance(source, str):
-        return source.splitlines()
-    return [str(x).rstrip("\r\n") for x in source]
+        return iter(source.splitlines())
+    return (str(x).rstrip("\r\n") for x in source)
 
 
 def _build(block, check: bool, env, step) -> Record:
@@ -142,9 +142,10 @@ def _build(block, check: bool, env, step) -> Record:
     return record
 
 
-def _blocks(lines: list[str]):
-    """Split lines into record blocks; raises on lines outside any record."""
-    blocks, cur, pending_meta = [], None, []
+def _blocks(lines):
+    """The record blocks of the lines, each as soon as the next one starts (a generator: a file
+    is read as it is consumed); raises on lines outside any record."""
+    cur, pending_meta = None, []
     for i, raw in enumerate(lines, start=1):
         text = raw.strip()
         if not text:
@@ -156,6 +157,8 @@ def _blocks(lines: list[str]):
             if cur is not None and cur["process"] is None:
                 raise _err(cur["cards_line"], "the record has no 'Game process:' line after "
                                               "'Cards:'")
+            if cur is not None:
+                yield cur
             cur = None
             pending_meta.append((i, m.group(1), m.group(2)))
             continue
@@ -164,13 +167,14 @@ def _blocks(lines: list[str]):
             if cur is not None and cur["process"] is None:
                 raise _err(cur["cards_line"], "the record has no 'Game process:' line after "
                                               "'Cards:'")
+            if cur is not None:
+                yield cur
             rest = mc.group(1)
             split = _SPLIT_PROCESS_RE.split(rest, maxsplit=1)
             cur = {"meta": pending_meta, "cards_line": i, "cards": split[0], "process": None}
             if len(split) == 2:
                 cur["process"] = [(i, split[1])]
             pending_meta = []
-            blocks.append(cur)
         elif mp:
             if cur is None or cur["process"] is not None:
                 raise _err(i, "'Game process:' without a 'Cards:' line before it")
@@ -188,7 +192,17 @@ def _blocks(lines: list[str]):
         raise _err(cur["cards_line"], "the record has no 'Game process:' line after 'Cards:'")
     if pending_meta:
         raise _err(pending_meta[-1][0], "metadata lines without a record ('Cards:') after them")
-    return blocks
+    if cur is not None:
+        yield cur
+
+
+def iter_records(source: str | Iterable[str], check: bool = True, env=None,
+                 step=None) -> Iterator[Record]:
+    """The records of a text or of an iterable of lines (an open file), one at a time: a file
+    is read as the records are consumed, never whole.  An error in a later record is raised when
+    that record is reached (the ones before it have been given)."""
+    for b in _blocks(_lines_of(source)):
+        yield _build(b, check, env, step)
 
 
 def parse_records(source: str | Iterable[str], check: bool = True, env=None,
@@ -198,15 +212,13 @@ def parse_records(source: str | Iterable[str], check: bool = True, env=None,
     ``check``: replay every record through the env (``env`` defaults to ``make("doudizhu")``;
     ``step`` a jitted ``env.step`` to reuse), so that an illegal move raises here.
     """
-    lines = _lines_of(source)
-    return [_build(b, check, env, step) for b in _blocks(lines)]
+    return list(iter_records(source, check, env, step))
 
 
 def parse_record(source: str | Iterable[str], check: bool = True, env=None,
                  step=None) -> Record:
     """The one record of ``source`` (see :func:`parse_records`)."""
-    lines = _lines_of(source)
-    blocks = _blocks(lines)
+    blocks = list(_blocks(_lines_of(source)))
     if len(blocks) != 1:
         if not blocks:
             raise ValueError("no record: expected a 'Cards:' line and a 'Game process:' line")

@@ -1,0 +1,100 @@
+"""A DeepRocket player loaded from a training run (``experiments/deeprocket.py --out DIR``).
+
+The policy network chooses the most likely category among those with a legal move, then the
+kicker network its kickers, the most likely legal one at a time
+(:func:`cardjax.train.deeprocket.choose`); no search, no sampling.  As in the paper, bidding is
+not learned: in an auction (the ``bidding`` option) the player bids as the rule player does (the
+paper's bid module is hand-written logic too).
+
+``load(env, path)`` reads the run's best network (``best.msgpack``, the best validation accuracy)
+or, with ``iteration=`` or when the run has no evaluation, a checkpoint.  :func:`is_run` tells
+whether a directory holds a DeepRocket run, for ``cardjax.agents.load`` to dispatch on.
+"""
+
+from __future__ import annotations
+
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import serialization
+
+from cardjax.core import Agent
+
+_SEARCH_OPTIONS = {"worlds", "sampling", "iec", "b"}  # passed by scripts/arena.py to every loader
+
+
+def _config(path: str) -> dict | None:
+    from cardjax.train import runner
+
+    try:
+        return runner.readable_config(path)[1]
+    except (SystemExit, ValueError, FileNotFoundError, OSError):
+        return None
+
+
+def is_run(path: str) -> bool:
+    """True when ``path`` is a run directory of the DeepRocket trainer."""
+    cfg = _config(path)
+    return cfg is not None and cfg.get("algorithm") == "deeprocket"
+
+
+def load_params(env, path: str, iteration: int | None = None):
+    """``(params, config)`` of a run: its ``best.msgpack``, or the checkpoint at ``iteration``
+    (default: the newest when there is no best network).  ``ValueError`` with the reason."""
+    from cardjax.train.checkpoint import Checkpoints, find_run
+    from cardjax.train.deeprocket import Config, cached_trainer
+
+    saved = _config(path)
+    if saved is None or saved.get("algorithm") != "deeprocket":
+        raise ValueError(f"{path}: not a DeepRocket run directory")
+    cfg = Config.from_dict(saved)
+    if env.name != cfg.game:
+        raise ValueError(f"a {cfg.game} DeepRocket run cannot play {env.name}")
+    trainer = cached_trainer(cfg, env)
+    like = jax.eval_shape(trainer.init, jax.random.PRNGKey(0))
+    best = os.path.join(path, "best.msgpack")
+    if iteration is None and os.path.isfile(best):
+        zeros = jax.tree_util.tree_map(lambda x: np.zeros(x.shape, x.dtype), like.params)
+        with open(best, "rb") as f:
+            try:
+                return serialization.from_bytes(zeros, f.read()), cfg
+            except Exception as e:  # noqa: BLE001 -- msgpack and flax raise several kinds
+                raise ValueError(f"{best}: unreadable ({e})") from None
+    ckpt = Checkpoints(find_run(path))
+    try:
+        return ckpt.restore(like, iteration).params, cfg
+    finally:
+        ckpt.close()
+
+
+def agent_from_params(env, params, cfg, name: str = "deeprocket") -> Agent:
+    """The greedy player of DeepRocket networks ``params`` trained with ``cfg``."""
+    from cardjax.train.deeprocket import cached_trainer, choose
+
+    nets = cached_trainer(cfg, env).nets
+    bid = None
+    if getattr(env, "bidding", False):
+        from cardjax.agents import doudizhu_rule
+
+        bid = doudizhu_rule.make(env)
+
+    def act(params, key, state):
+        move = choose(nets, params, state)
+        if bid is None:
+            return move
+        return jnp.where(nets.adapter.is_move(env, state), move, bid.act(bid.params, key, state))
+
+    return Agent(name, act, params)
+
+
+def load(env, path: str, iteration: int | None = None, name: str = "deeprocket", **options):
+    """The DeepRocket player of the run at ``path``.  The search players' options that
+    ``scripts/arena.py`` passes to every loader are accepted and ignored; others are an error."""
+    unknown = set(options) - _SEARCH_OPTIONS
+    if unknown:
+        raise ValueError(f"unknown options {sorted(unknown)} for a DeepRocket player; known: "
+                         "iteration, name")
+    params, cfg = load_params(env, path, iteration)
+    return agent_from_params(env, params, cfg, name=name)

@@ -1,0 +1,1 @@
+"""Games the DeepRocket trainer can learn (one module each, exporting ``ADAPTER``)."""

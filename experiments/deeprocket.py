@@ -1,0 +1,257 @@
+#!/usr/bin/env python
+"""Train DeepRocket's policy and kicker networks on a Dou Dizhu corpus (Jiang et al.).
+
+    python scripts/make_corpus.py --game doudizhu --players runs/douzero --games 50000 \\
+        --out corpora/ddz_douzero
+    python experiments/deeprocket.py --corpus corpora/ddz_douzero --out runs/deeprocket
+    python experiments/deeprocket.py --out runs/deeprocket --resume --iterations 4000
+    python scripts/arena.py --game doudizhu --a runs/deeprocket --b rule --deals 1000
+
+The policy network reads the paper's 15 x 19 x 21 planes (the last six rounds of moves, the
+cards played before them, the unseen cards and the hand; ``cardjax/train/deeprocket/adapters``)
+plus the seat's role and the cards each seat holds, and chooses one of the 309 move categories
+of the paper's table 3; the kicker network then chooses the kickers one at a time (15 solo and 13
+pair outputs).  Each iteration replays ``--batch_games`` training games (shuffled, a new order
+every epoch), draws ``--batch`` of their decisions and ``--kicker_batch`` of their kicker choices,
+and takes one Adam step on the two cross-entropies, each softmax over the legal choices.
+Every ``--eval_every`` iterations the validation games are scored: ``eval.json`` gets the
+policy's top-1 accuracy against the corpus's players (``mean``, +- standard error over games),
+its cross-entropy, the kicker network's top-1 accuracy (earlier kickers given), the accuracy of
+the whole move the combined player chooses, the accuracy of a uniform choice among the legal
+categories, and all of it by role.  The best network so far (by policy accuracy) is kept in
+``best.msgpack``, the one a player loads; ``--patience N`` stops after N evaluations without a
+better one.  ``--resume`` continues exactly (the same batches, in the same order).  The paper's
+network is ``--depth 10 --width 512`` (a GPU).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+import jax
+import numpy as np
+from flax import serialization
+
+try:
+    import cardjax  # noqa: F401
+except ImportError:  # pragma: no cover - the repo is not installed
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cardjax import corpus as corpora
+from cardjax.cli import non_negative_int, positive_float, positive_int, run_command
+from cardjax.corpus.batches import Batches, first_games, to_device
+from cardjax.train import runner
+from cardjax.train.deeprocket import Config, cached_trainer
+
+TRAIN_FLAGS = {
+    "batch_games": (positive_int, "corpus games replayed per step (the batches' source)"),
+    "batch": (positive_int, "decisions per step (policy network)"),
+    "kicker_batch": (positive_int, "kicker choices per step (kicker network)"),
+    "width": (positive_int, "policy network filters"),
+    "depth": (positive_int, "policy network convolution layers"),
+    "fc": (positive_int, "policy network fully connected units"),
+    "kicker_width": (positive_int, "kicker network filters"),
+    "kicker_depth": (positive_int, "kicker network convolution layers"),
+    "kicker_fc": (positive_int, "kicker network fully connected units"),
+    "lr": (positive_float, "Adam learning rate"),
+    "lr_decay": (positive_float, "learning rate factor every --decay_steps steps"),
+    "decay_steps": (positive_int, "steps between learning-rate decays"),
+}
+EVAL_DEFAULTS = {"eval_every": 100, "eval_games": 256, "patience": 0}
+CHUNK = 512  # decisions scored at once
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog=__doc__.split("\n\n", 2)[2])
+    runner.add_run_flags(p, out="runs/deeprocket", iterations=300, checkpoint_every=100)
+    defaults = Config()
+    train = p.add_argument_group("training (saved with the run; defaults in brackets)")
+    train.add_argument("--corpus", default=None, help="the corpus directory (a new run)")
+    for name, (kind, text) in TRAIN_FLAGS.items():
+        train.add_argument(f"--{name}", type=kind, default=None,
+                           help=f"{text} [{getattr(defaults, name)}]")
+    ev = p.add_argument_group("evaluation (saved with the run; a typed flag wins on --resume)")
+    ev.add_argument("--eval_every", type=non_negative_int, default=None,
+                    help=f"validate every this many iterations and after the last "
+                    f"[{EVAL_DEFAULTS['eval_every']}]")
+    ev.add_argument("--eval_games", type=non_negative_int, default=None,
+                    help=f"validation games scored (0 skips) [{EVAL_DEFAULTS['eval_games']}]")
+    ev.add_argument("--patience", type=non_negative_int, default=None,
+                    help="stop after this many evaluations without a better one (0: never) "
+                    f"[{EVAL_DEFAULTS['patience']}]")
+    return p.parse_args(argv)
+
+
+def resolve(args) -> tuple[Config, int | None]:
+    typed = {k: getattr(args, k) for k in TRAIN_FLAGS if getattr(args, k) is not None}
+    latest = runner.existing_run(args.out)
+    if latest is None and not args.resume:
+        if args.corpus is None:
+            raise SystemExit("error: --corpus is required for a new run")
+        try:
+            m = corpora.store.read_manifest(args.corpus)
+        except corpora.CorpusError as e:
+            raise SystemExit(f"error: --corpus: {e}") from None
+        from cardjax.train.deeprocket import available
+
+        if m["game"] not in available():
+            raise SystemExit(f"error: --corpus: a {m['game']} corpus; DeepRocket learns "
+                             f"{', '.join(available())}")
+        typed.update(corpus=os.path.abspath(args.corpus), game=m["game"])
+    elif args.corpus is not None:
+        typed["corpus"] = os.path.abspath(args.corpus)
+
+    def check_saved(saved):
+        return None if saved.get("algorithm") == "deeprocket" else \
+            "it holds a run of another trainer"
+
+    return runner.resolve_config(args.out, args.resume, typed, Config().to_dict(),
+                                 Config.from_dict, check_saved)
+
+
+def score_games(trainer, params, data: corpora.Games, batch_games: int) -> dict:
+    """Every decision of ``data`` scored (``trainer.score``), with the game each belongs to:
+    ``{name: array[decisions]}``."""
+    n = data.deal_id.shape[0]
+    parts = []
+    for start in range(0, n, batch_games):
+        rows = np.arange(start, min(start + batch_games, n))
+        st, act, decides = trainer.positions(*to_device(data.take(rows)))
+        decides = np.asarray(decides)
+        game = np.tile(rows, decides.size // rows.size)  # positions are [T x B], game-minor
+        idx = np.flatnonzero(decides)
+        for c in range(0, idx.size, CHUNK):
+            take = idx[c:c + CHUNK]
+            pad = np.resize(take, CHUNK)  # a fixed chunk: one compiled program
+            s = jax.tree_util.tree_map(lambda x: x[pad], st)
+            res = jax.device_get(trainer.score(params, s, act[pad]))
+            res = {k: v[:take.size] for k, v in res.items()}
+            res["game"] = game[take]
+            parts.append(res)
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def summarize(r: dict, role_names) -> dict:
+    """Accuracies of scored decisions (:func:`score_games`), ± standard error over games."""
+
+    def rate(hit, mask):
+        games = np.unique(r["game"][mask])
+        if not games.size:
+            return {"accuracy": None, "stderr": None, "n": 0}
+        per = np.array([hit[mask & (r["game"] == g)].mean() for g in games])
+        se = float(per.std(ddof=1) / np.sqrt(per.size)) if per.size > 1 else None
+        return {"accuracy": float(hit[mask].mean()), "stderr": se, "n": int(mask.sum())}
+
+    every = np.ones_like(r["right"], bool)
+    kv = r["kicker_valid"]
+    kgame = np.repeat(r["game"][:, None], kv.shape[1], 1)
+
+    def kicker(mask):
+        m = kv & mask[:, None]
+        if not m.any():
+            return {"accuracy": None, "n": 0}
+        return {"accuracy": float(r["kicker_right"][m].mean()), "n": int(m.sum()),
+                "games": int(np.unique(kgame[m]).size)}
+
+    def block(mask):
+        return {"policy": rate(r["right"], mask), "ce": float(r["ce"][mask].mean()),
+                "move": rate(r["move_right"], mask), "kicker": kicker(mask),
+                "uniform": float((1.0 / r["legal"][mask]).mean()),
+                "choices": rate(r["right"], mask & (r["legal"] > 1))}
+
+    out = block(every)
+    out["by_role"] = [dict(role=name, **block(r["role"] == k)) for k, name in enumerate(role_names)
+                      if (r["role"] == k).any()]
+    return out
+
+
+def make_evaluate(trainer, c: corpora.Corpus, cfg: Config, games: int, out: str):
+    """``evaluate(state) -> dict``: the validation games' accuracies (module docstring); saves
+    ``best.msgpack`` when the policy's is the best so far."""
+    data = first_games(c, "valid", games)
+    best = {"acc": -np.inf}
+    for e in runner.RunFiles(out).read_evals():
+        best["acc"] = max(best["acc"], e["mean"])
+
+    def evaluate(state):
+        s = summarize(score_games(trainer, state.params, data, cfg.batch_games),
+                      trainer.nets.adapter.role_names)
+        improved = s["policy"]["accuracy"] > best["acc"]
+        if improved:
+            best["acc"] = s["policy"]["accuracy"]
+            save_params(os.path.join(out, "best.msgpack"), state.params)
+        return {"mean": s["policy"]["accuracy"], "stderr": s["policy"]["stderr"],
+                "ce": s["ce"], "kicker_accuracy": s["kicker"]["accuracy"],
+                "move_accuracy": s["move"]["accuracy"], "uniform_accuracy": s["uniform"],
+                "decisions": s["policy"]["n"], "games": int(data.deal_id.shape[0]),
+                "best": bool(improved), "detail": s}
+
+    return evaluate, {"split": "valid", "games": int(data.deal_id.shape[0]),
+                      "metric": "policy top-1 accuracy against the corpus's players"}
+
+
+def save_params(path: str, params) -> None:
+    """Written to a temporary file and renamed: a half-written file never reads as valid."""
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(serialization.to_bytes(jax.device_get(params)))
+    os.replace(tmp, path)
+
+
+def main(argv=None) -> dict:
+    args = parse_args(argv)
+    if args.multihost:
+        raise SystemExit("error: --multihost: the DeepRocket trainer runs in one process (on its "
+                         "default device)")
+    runner.check_writable(args.out, create=not args.resume)
+    cfg, latest = resolve(args)
+    try:
+        c, env = corpora.open_with_env(cfg.corpus)
+    except corpora.CorpusError as e:
+        raise SystemExit(f"error: {e}") from None
+    trainer = cached_trainer(cfg, env)
+    state, ckpt = runner.initial_state(args.out, latest, trainer.init, args.seed)
+    runner.announce(f"DeepRocket for {cfg.game}",
+                    f"{cfg.batch} decisions + {cfg.kicker_batch} kickers/iteration from "
+                    f"{cfg.batch_games} games, policy {cfg.depth} x {cfg.width}",
+                    state.params, args.out)
+    ev = runner.resolve_eval_settings(args.out, args.resume, args, EVAL_DEFAULTS)
+    batches = Batches(c, cfg.batch_games, args.seed)
+
+    def step(state):
+        return trainer.update(state, *to_device(batches(int(state.iteration))))
+
+    evaluate, info, stop = None, None, None
+    if ev["eval_games"] > 0:
+        evaluate, info = make_evaluate(trainer, c, cfg, ev["eval_games"], args.out)
+        if ev["patience"] > 0:
+            stop = lambda evals: len(evals) > ev["patience"] and max(
+                e["mean"] for e in evals[-ev["patience"]:]) <= max(
+                e["mean"] for e in evals[:-ev["patience"]])
+    eval_every = ev["eval_every"] if ev["eval_every"] > 0 else args.iterations
+    state = runner.run(out=args.out, state=state, step=step, config=cfg.to_dict(),
+                       iterations=args.iterations, units_per_iteration="decisions",
+                       rate_name="decisions_per_s", evaluate=evaluate, eval_every=eval_every,
+                       eval_info=info, checkpoint_every=args.checkpoint_every,
+                       progress=not args.no_progress, checkpoints=ckpt,
+                       title=f"DeepRocket {cfg.game}, {cfg.batch} decisions/it",
+                       eval_name="valid policy accuracy", stop=stop)
+    ckpt.close()
+    summary = {"iteration": int(state.iteration), "out": args.out, "game": cfg.game}
+    evals = runner.RunFiles(args.out).read_evals()
+    if evals:
+        last, best = evals[-1], max(evals, key=lambda e: e["mean"])
+        summary.update(policy_accuracy=last["mean"], kicker_accuracy=last["kicker_accuracy"],
+                       move_accuracy=last["move_accuracy"],
+                       uniform_accuracy=last["uniform_accuracy"], best_accuracy=best["mean"],
+                       best_iteration=best["iteration"])
+    print(json.dumps(summary))
+    return summary
+
+
+if __name__ == "__main__":
+    run_command(main)
