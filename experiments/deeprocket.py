@@ -26,24 +26,22 @@ network is ``--depth 10 --width 512`` (a GPU).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 
 import jax
 import numpy as np
-from flax import serialization
 
 try:
     import cardjax  # noqa: F401
 except ImportError:  # pragma: no cover - the repo is not installed
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from cardjax import corpus as corpora
-from cardjax.cli import non_negative_int, positive_float, positive_int, run_command
+from cardjax.cli import positive_float, positive_int, run_command
 from cardjax.corpus.batches import Batches, first_games, to_device
-from cardjax.train import runner
-from cardjax.train.deeprocket import Config, cached_trainer
+from cardjax.train import corpus_run, runner
+from cardjax.train.deeprocket import Config, available, cached_trainer
 
 TRAIN_FLAGS = {
     "batch_games": (positive_int, "corpus games replayed per step (the batches' source)"),
@@ -64,53 +62,13 @@ CHUNK = 512  # decisions scored at once
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog=__doc__.split("\n\n", 2)[2])
-    runner.add_run_flags(p, out="runs/deeprocket", iterations=300, checkpoint_every=100)
-    defaults = Config()
-    train = p.add_argument_group("training (saved with the run; defaults in brackets)")
-    train.add_argument("--corpus", default=None, help="the corpus directory (a new run)")
-    for name, (kind, text) in TRAIN_FLAGS.items():
-        train.add_argument(f"--{name}", type=kind, default=None,
-                           help=f"{text} [{getattr(defaults, name)}]")
-    ev = p.add_argument_group("evaluation (saved with the run; a typed flag wins on --resume)")
-    ev.add_argument("--eval_every", type=non_negative_int, default=None,
-                    help=f"validate every this many iterations and after the last "
-                    f"[{EVAL_DEFAULTS['eval_every']}]")
-    ev.add_argument("--eval_games", type=non_negative_int, default=None,
-                    help=f"validation games scored (0 skips) [{EVAL_DEFAULTS['eval_games']}]")
-    ev.add_argument("--patience", type=non_negative_int, default=None,
-                    help="stop after this many evaluations without a better one (0: never) "
-                    f"[{EVAL_DEFAULTS['patience']}]")
-    return p.parse_args(argv)
+    return corpus_run.parse_args(__doc__, argv, out="runs/deeprocket", iterations=300,
+                                 checkpoint_every=100, defaults=Config(),
+                                 train_flags=TRAIN_FLAGS, eval_defaults=EVAL_DEFAULTS)
 
 
 def resolve(args) -> tuple[Config, int | None]:
-    typed = {k: getattr(args, k) for k in TRAIN_FLAGS if getattr(args, k) is not None}
-    latest = runner.existing_run(args.out)
-    if latest is None and not args.resume:
-        if args.corpus is None:
-            raise SystemExit("error: --corpus is required for a new run")
-        try:
-            m = corpora.store.read_manifest(args.corpus)
-        except corpora.CorpusError as e:
-            raise SystemExit(f"error: --corpus: {e}") from None
-        from cardjax.train.deeprocket import available
-
-        if m["game"] not in available():
-            raise SystemExit(f"error: --corpus: a {m['game']} corpus; DeepRocket learns "
-                             f"{', '.join(available())}")
-        typed.update(corpus=os.path.abspath(args.corpus), game=m["game"])
-    elif args.corpus is not None:
-        typed["corpus"] = os.path.abspath(args.corpus)
-
-    def check_saved(saved):
-        return None if saved.get("algorithm") == "deeprocket" else \
-            "it holds a run of another trainer"
-
-    return runner.resolve_config(args.out, args.resume, typed, Config().to_dict(),
-                                 Config.from_dict, check_saved)
+    return corpus_run.resolve(args, TRAIN_FLAGS, Config, games=available())
 
 
 def score_games(trainer, params, data: corpora.Games, batch_games: int) -> dict:
@@ -183,7 +141,7 @@ def make_evaluate(trainer, c: corpora.Corpus, cfg: Config, games: int, out: str)
         improved = s["policy"]["accuracy"] > best["acc"]
         if improved:
             best["acc"] = s["policy"]["accuracy"]
-            save_params(os.path.join(out, "best.msgpack"), state.params)
+            corpus_run.save_params(os.path.join(out, "best.msgpack"), state.params)
         return {"mean": s["policy"]["accuracy"], "stderr": s["policy"]["stderr"],
                 "ce": s["ce"], "kicker_accuracy": s["kicker"]["accuracy"],
                 "move_accuracy": s["move"]["accuracy"], "uniform_accuracy": s["uniform"],
@@ -192,14 +150,6 @@ def make_evaluate(trainer, c: corpora.Corpus, cfg: Config, games: int, out: str)
 
     return evaluate, {"split": "valid", "games": int(data.deal_id.shape[0]),
                       "metric": "policy top-1 accuracy against the corpus's players"}
-
-
-def save_params(path: str, params) -> None:
-    """Written to a temporary file and renamed: a half-written file never reads as valid."""
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(serialization.to_bytes(jax.device_get(params)))
-    os.replace(tmp, path)
 
 
 def main(argv=None) -> dict:

@@ -24,14 +24,12 @@ without a better one (early stopping on the validation split).  ``--resume`` con
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 
 import jax
 import numpy as np
-from flax import serialization
 
 try:
     import cardjax
@@ -40,8 +38,8 @@ except ImportError:  # pragma: no cover - the repo is not installed
     import cardjax
 from cardjax import corpus as corpora
 from cardjax.corpus.batches import Batches, first_games, to_device
-from cardjax.cli import non_negative_int, positive_float, positive_int, probability, run_command
-from cardjax.train import runner
+from cardjax.cli import positive_float, positive_int, probability, run_command
+from cardjax.train import corpus_run, runner
 from cardjax.train.inference import Config, cached_trainer
 
 TRAIN_FLAGS = {
@@ -57,48 +55,13 @@ EVAL_DEFAULTS = {"eval_every": 50, "eval_games": 256, "patience": 0}
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog=__doc__.split("\n\n", 2)[2])
-    runner.add_run_flags(p, out="runs/inference", iterations=200, checkpoint_every=50)
-    defaults = Config()
-    train = p.add_argument_group("training (saved with the run; defaults in brackets)")
-    train.add_argument("--corpus", default=None, help="the corpus directory (a new run)")
-    for name, (kind, text) in TRAIN_FLAGS.items():
-        train.add_argument(f"--{name}", type=kind, default=None,
-                           help=f"{text} [{getattr(defaults, name)}]")
-    ev = p.add_argument_group("evaluation (saved with the run; a typed flag wins on --resume)")
-    ev.add_argument("--eval_every", type=non_negative_int, default=None,
-                    help=f"validate every this many iterations and after the last "
-                    f"[{EVAL_DEFAULTS['eval_every']}]")
-    ev.add_argument("--eval_games", type=non_negative_int, default=None,
-                    help=f"validation games scored (0 skips) [{EVAL_DEFAULTS['eval_games']}]")
-    ev.add_argument("--patience", type=non_negative_int, default=None,
-                    help="stop after this many evaluations without a better one (0: never) "
-                    f"[{EVAL_DEFAULTS['patience']}]")
-    return p.parse_args(argv)
+    return corpus_run.parse_args(__doc__, argv, out="runs/inference", iterations=200,
+                                 checkpoint_every=50, defaults=Config(),
+                                 train_flags=TRAIN_FLAGS, eval_defaults=EVAL_DEFAULTS)
 
 
 def resolve(args) -> tuple[Config, int | None]:
-    typed = {k: getattr(args, k) for k in TRAIN_FLAGS if getattr(args, k) is not None}
-    latest = runner.existing_run(args.out)
-    if latest is None and not args.resume:
-        if args.corpus is None:
-            raise SystemExit("error: --corpus is required for a new run")
-        try:
-            m = corpora.store.read_manifest(args.corpus)
-        except corpora.CorpusError as e:
-            raise SystemExit(f"error: --corpus: {e}") from None
-        typed.update(corpus=os.path.abspath(args.corpus), game=m["game"])
-    elif args.corpus is not None:
-        typed["corpus"] = os.path.abspath(args.corpus)
-
-    def check_saved(saved):
-        return None if saved.get("algorithm") == "inference" else \
-            "it holds a run of another trainer"
-
-    return runner.resolve_config(args.out, args.resume, typed, Config().to_dict(),
-                                 Config.from_dict, check_saved)
+    return corpus_run.resolve(args, TRAIN_FLAGS, Config)
 
 
 def make_evaluate(trainer, c: corpora.Corpus, cfg: Config, games: int, out: str):
@@ -149,11 +112,7 @@ def make_evaluate(trainer, c: corpora.Corpus, cfg: Config, games: int, out: str)
         improved = net["ce"] < best["ce"]
         if improved:
             best["ce"] = net["ce"]
-            data_bytes = serialization.to_bytes(jax.device_get(state.params))
-            tmp = os.path.join(out, "best.msgpack.tmp")
-            with open(tmp, "wb") as f:
-                f.write(data_bytes)
-            os.replace(tmp, os.path.join(out, "best.msgpack"))
+            corpus_run.save_params(os.path.join(out, "best.msgpack"), state.params)
         return {"mean": net["ce"], "stderr": net["stderr"], "accuracy": net["accuracy"],
                 "uniform_ce": uni["ce"], "uniform_accuracy": uni["accuracy"],
                 "gain": uni["ce"] - net["ce"],

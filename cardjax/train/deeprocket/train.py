@@ -22,6 +22,7 @@ from flax import struct
 from cardjax.corpus import replay
 from cardjax.train.deeprocket import adapter as adapters
 from cardjax.train.deeprocket.network import ConvNet
+from cardjax.train import corpus_run
 from cardjax.train.runner import DictConfig
 
 NEG = -1e9
@@ -238,13 +239,4 @@ def choose(nets: Nets, params, s):
     return ad.action_of(env, s, c, chosen)
 
 
-_TRAINERS: dict = {}
-
-
-def cached_trainer(cfg: Config, env) -> Trainer:
-    """:func:`make_trainer`, kept per network and env (its corpus aside), so that a second run in
-    the same process (tests, notebooks, a resumed run) does not compile again."""
-    key = (dataclasses.replace(cfg, corpus=""), repr(env))
-    if key not in _TRAINERS:
-        _TRAINERS[key] = make_trainer(cfg, env)
-    return _TRAINERS[key]
+cached_trainer = corpus_run.cached(make_trainer)

@@ -21,6 +21,7 @@ from flax import struct
 
 from cardjax.corpus import replay
 from cardjax.train.inference import adapter as adapters
+from cardjax.train import corpus_run
 from cardjax.train.runner import DictConfig
 
 
@@ -184,16 +185,7 @@ def make_trainer(cfg: Config, env) -> Trainer:
     return Trainer(env, adapter, net, init, update, evaluate, kinds, places)
 
 
-_TRAINERS: dict = {}
-
-
-def cached_trainer(cfg: Config, env) -> Trainer:
-    """:func:`make_trainer`, kept per network and env (its corpus aside), so that a second run in
-    the same process (tests, notebooks, a resumed run) does not compile again."""
-    key = (dataclasses.replace(cfg, corpus=""), repr(env))
-    if key not in _TRAINERS:
-        _TRAINERS[key] = make_trainer(cfg, env)
-    return _TRAINERS[key]
+cached_trainer = corpus_run.cached(make_trainer)
 
 
 def load_run(run: str):
