@@ -386,3 +386,33 @@ def test_pooled_scoring_equals_scoring_every_slot(final_state):
         # when no state has a choice
         need = max(int(part.sum()) for part in np.split(cnt, g))
         assert int(rows) == (6 * next(s for s in sizes if s * 6 // g >= need) if need else 0)
+
+
+def test_a_prior_player_makes_the_decisions_it_is_given():
+    """Warm start (--init_from): with prior_share 1 every decision of iteration 0 is the prior's
+    (the rule player's: its games replay legally to the end), about half of them halfway
+    through prior_iterations, none from then on."""
+    cfg = dmc.Config.from_dict({**douzero.TRAIN_DEFAULTS, **TINY, "k": 512, "init_from": "rule",
+                                "prior_iterations": 4, "prior_share": 1.0, "num_envs": 16})
+    train = dmc.make_train(cfg)
+    params = train.init(jax.random.PRNGKey(0)).params
+    key = jax.random.PRNGKey(3)
+    dec, stats = jax.device_get(train.self_play(params, key, jnp.int32(0)))
+    assert stats["prior_rate"] == 1.0
+    env = train.env
+    s = jax.vmap(env.init)(jax.random.split(jax.random.split(key)[0], 16))
+    step = jax.jit(jax.vmap(env.step))
+    for t in range(dec.action.shape[0]):
+        live = ~np.asarray(s.terminated)
+        if not live.any():
+            break
+        legal = np.asarray(jax.vmap(lambda st: st.legal_action_mask)(s))
+        assert legal[np.arange(16), dec.action[t]][live].all()
+        s = step(s, jnp.asarray(dec.action[t]))
+    assert bool(np.all(s.terminated))
+    _, half = jax.device_get(train.self_play(params, key, jnp.int32(2)))
+    assert 0.35 < half["prior_rate"] < 0.65
+    _, later = jax.device_get(train.self_play(params, key, jnp.int32(4)))
+    assert later["prior_rate"] == 0.0
+    with pytest.raises(ValueError, match="go together"):
+        dmc.Config(init_from="rule")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 from typing import Callable
 
 from cardjax.cli import (boolean, discount_factor, non_negative_int, positive_float, positive_int,
@@ -68,6 +69,11 @@ _TRAIN_FLAGS = {
                "the final reward (needs --discount trick, --lam 1)"),
     "oracle_iterations": (non_negative_int, "oracle guiding: hidden cards shown with a "
                           "probability falling to 0 over this many iterations (0: off)"),
+    "init_from": (str, "a prior player (a run directory, e.g. a DeepRocket run, or a baseline "
+                  "name) that makes a share of the actors' decisions at first (warm start)"),
+    "prior_iterations": (non_negative_int, "the prior's share falls to 0 over this many "
+                         "iterations (with --init_from)"),
+    "prior_share": (probability, "the share of decisions the prior makes at iteration 0"),
 }
 _CHOICES = {"discount": ("step", "trick"), "target": ("return", "trick")}
 # trainer flags that only games with a capability of their adapter offer
@@ -127,6 +133,8 @@ def resolve_config(args, defaults: dict) -> tuple[Config, int | None]:
     """The run's config: from the flags, or from the checkpoint when resuming."""
     typed = {k: getattr(args, k) for k in defaults
              if k not in _FIXED and getattr(args, k, None) is not None}
+    if typed.get("init_from") and os.path.isdir(typed["init_from"]):
+        typed["init_from"] = os.path.abspath(typed["init_from"])  # a run directory
     game = defaults["game"]
 
     def check_saved(saved):

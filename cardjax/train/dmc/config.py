@@ -51,6 +51,12 @@ class Config(DictConfig):
     discount: str = "step"
     target: str = "return"
     oracle_iterations: int = 0  # games with an oracle view: oracle guiding over this many
+    # a prior player (a run directory or a baseline name) whose moves the actors play instead of
+    # their own: a share ``prior_share`` of the decisions at first, falling to 0 over
+    # ``prior_iterations`` iterations (a warm start from, e.g., a supervised policy)
+    init_from: str = ""
+    prior_iterations: int = 0
+    prior_share: float = 0.25
     options: Any = None  # the adapter's options (its dataclass); None: their defaults
 
     def __post_init__(self):
@@ -66,9 +72,15 @@ class Config(DictConfig):
                      "head_width", "head_depth"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("replay", "depth", "k_fast", "oracle_iterations"):
+        for name in ("replay", "depth", "k_fast", "oracle_iterations", "prior_iterations"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if not 0.0 < self.prior_share <= 1.0:
+            raise ValueError(f"prior_share must be in (0, 1], got {self.prior_share}")
+        if bool(self.init_from) != (self.prior_iterations > 0):
+            raise ValueError("init_from (the prior player) and prior_iterations (> 0) go together; "
+                             f"got init_from {self.init_from!r}, prior_iterations "
+                             f"{self.prior_iterations}")
         if not 0.0 <= self.epsilon <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], got {self.epsilon}")
         if not 0.0 < self.gamma <= 1.0:

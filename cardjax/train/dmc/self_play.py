@@ -4,6 +4,8 @@ stored for the learner."""
 
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
 from jax.sharding import Mesh
@@ -15,10 +17,11 @@ from cardjax.train.dmc.state import Decisions, feature_spec
 from cardjax.train.dmc.targets import episode_targets
 
 
-def make_self_play(cfg, game, net, mesh: Mesh | None = None):
+def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
     """``self_play(params, key, iteration=0) -> (Decisions [steps, num_envs], stats)``: play
     ``cfg.num_envs`` deals (split over ``mesh``'s devices) with the networks ``params`` and
-    return their decisions with targets, and the batch's statistics."""
+    return their decisions with targets, and the batch's statistics.  ``prior``: an
+    :class:`~cardjax.core.Agent` that makes a share of the decisions (:func:`prior_moves`)."""
     env = game.env
     R, T, B, K = game.num_roles, cfg.steps, cfg.num_envs, cfg.k
     table = jnp.asarray(game.action_features)
@@ -39,6 +42,8 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None):
         falls linearly from 1 to 0 over the first ``oracle_iterations`` iterations."""
         n = max(cfg.oracle_iterations, 1)
         return jnp.clip(1.0 - iteration.astype(jnp.float32) / n, 0.0, 1.0)
+
+    prior_moves = None if prior is None else make_prior_moves(cfg, prior, B)
 
     def act_scores(params, t, obs, idx, count, alive, roles):
         """Q of every game's candidates: lockstep, the one network of role ``t % R`` for the
@@ -67,6 +72,8 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None):
         stats0 = dict(overflow=jnp.int32(0), max_legal=jnp.int32(0),
                       role_mismatch=jnp.int32(0), explored=jnp.int32(0),
                       scored=jnp.float32(0))
+        if prior_moves is not None:
+            stats0["prior"] = jnp.int32(0)
 
         def cond(c):
             t, states = c[0], c[1]
@@ -93,6 +100,10 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None):
             rand = jax.random.randint(k_rand, (B,), 0, jnp.maximum(jnp.minimum(count, K), 1))
             explore = jax.random.uniform(k_eps, (B,)) < cfg.epsilon
             slot = jnp.where(explore, rand, greedy)
+            if prior_moves is not None:
+                key, k_prior = jax.random.split(key)
+                slot, by_prior = prior_moves(k_prior, iteration, states, alive, idx, valid, slot)
+                stats["prior"] = stats["prior"] + jnp.sum(by_prior, dtype=jnp.int32)
             action = jnp.take_along_axis(idx, slot[:, None], axis=1)[:, 0]
             seat = states.current_player
             mismatch = alive & (roles != t % R) if lockstep else jnp.zeros(B, bool)
@@ -116,6 +127,7 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None):
                 role_mismatch=stats["role_mismatch"] + jnp.sum(mismatch, dtype=jnp.int32),
                 explored=stats["explored"] + jnp.sum(alive & explore, dtype=jnp.int32),
                 scored=stats["scored"] + rows.astype(jnp.float32),
+                **({"prior": stats["prior"]} if prior_moves is not None else {}),
             )
             return t + 1, states, key, bufs, stats
 
@@ -141,6 +153,38 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None):
                           for r, name in enumerate(game.role_names)})
         if game.oracle is not None:
             stats["oracle_shown"] = delta
+        if prior_moves is not None:
+            stats["prior_rate"] = stats.pop("prior") / jnp.maximum(jnp.sum(lengths), 1)
         return decisions, stats
 
     return self_play
+
+
+def make_prior_moves(cfg, prior, B: int):
+    """``prior_moves(key, iteration, states, alive, idx, valid, slot) -> (slot, by_prior)``:
+    each live game's decision is the prior's with probability ``prior_share x (1 - iteration /
+    prior_iterations)`` (at most ``ceil(prior_share x B)`` games a step, the only ones the prior
+    player is run for: it may cost far more than the Q networks); the chosen slot becomes the
+    candidate slot of the prior's move (kept when that move is not among the candidates)."""
+    cap = max(1, math.ceil(cfg.prior_share * B))
+    n = max(cfg.prior_iterations, 1)
+
+    def prior_moves(key, iteration, states, alive, idx, valid, slot):
+        k_use, k_act = jax.random.split(key)
+        share = cfg.prior_share * jnp.clip(1.0 - iteration.astype(jnp.float32) / n, 0.0, 1.0)
+        use = alive & (jax.random.uniform(k_use, (B,)) < share)
+        rows = jnp.nonzero(use, size=cap, fill_value=B)[0]
+        picked = jnp.zeros(B, bool).at[rows].set(True, mode="drop")
+        sub = jax.tree_util.tree_map(lambda x: x[jnp.minimum(rows, B - 1)], states)
+
+        def run():
+            return jax.vmap(prior.act, in_axes=(None, 0, 0))(
+                prior.params, jax.random.split(k_act, cap), sub).astype(jnp.int32)
+
+        acts = jax.lax.cond(jnp.any(picked), run, lambda: jnp.full(cap, -1, jnp.int32))
+        move = jnp.full(B, -1, jnp.int32).at[rows].set(acts, mode="drop")
+        match = valid & (idx == move[:, None])
+        by_prior = picked & jnp.any(match, axis=1)
+        return jnp.where(by_prior, jnp.argmax(match, axis=1), slot), by_prior
+
+    return prior_moves

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import Any
 
 import jax
@@ -45,7 +46,13 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
                          f"{mesh.devices.size} devices")
     net = make_net(cfg, game)
     tx = make_optimizer(cfg)
-    self_play = make_self_play(cfg, game, net, mesh)
+    prior = None
+    if cfg.init_from:
+        from cardjax import agents
+
+        prior = agents.load(game.env, cfg.init_from) if os.path.isdir(cfg.init_from) else \
+            agents.get(game.env, cfg.init_from)
+    self_play = make_self_play(cfg, game, net, mesh, prior)
     learner = make_learner(cfg, game, net, tx)
 
     def init(key) -> TrainState:
