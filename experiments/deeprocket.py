@@ -20,7 +20,9 @@ its cross-entropy, the kicker network's top-1 accuracy (earlier kickers given), 
 the whole move the combined player chooses, the accuracy of a uniform choice among the legal
 categories, and all of it by role.  The best network so far (by policy accuracy) is kept in
 ``best.msgpack``, the one a player loads; ``--patience N`` stops after N evaluations without a
-better one.  ``--resume`` continues exactly (the same batches, in the same order).  The paper's
+better one.  After the last iteration the best network is scored on the test split's first
+``--eval_games`` games (``test.json``).  ``--resume`` continues exactly (the same batches, in the
+same order).  The paper's
 network is ``--depth 10 --width 512`` (a GPU).
 """
 
@@ -199,8 +201,30 @@ def main(argv=None) -> dict:
                        move_accuracy=last["move_accuracy"],
                        uniform_accuracy=last["uniform_accuracy"], best_accuracy=best["mean"],
                        best_iteration=best["iteration"])
+        if ev["eval_games"] > 0:
+            summary["test_accuracy"] = score_test(trainer, c, cfg, ev["eval_games"], args.out)
     print(json.dumps(summary))
     return summary
+
+
+def score_test(trainer, c: corpora.Corpus, cfg: Config, games: int, out: str) -> float | None:
+    """The best network (``best.msgpack``) scored on the test split's first ``games`` games,
+    written to ``test.json`` (the validation split chose it; the test split reports it).  Its
+    policy accuracy, or None when the corpus has no test games."""
+    from cardjax.agents.deeprocket import load_params
+
+    if not c.count("test"):
+        return None
+    params, _ = load_params(trainer.nets.env, out)
+    data = first_games(c, "test", games)
+    s = summarize(score_games(trainer, params, data, cfg.batch_games),
+                  trainer.nets.adapter.role_names)
+    s["games"] = int(data.deal_id.shape[0])
+    tmp = os.path.join(out, "test.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(s, f, indent=1)
+    os.replace(tmp, os.path.join(out, "test.json"))
+    return s["policy"]["accuracy"]
 
 
 if __name__ == "__main__":
