@@ -245,6 +245,12 @@ def test_a_resumed_run_is_the_uninterrupted_one(script, random_corpus, tmp_path)
     assert res["games"] == 8 and np.isfinite(res["mean"])
     with pytest.raises(ValueError, match="unknown options"):
         agents.load(env_of(full), full, temperature=1)
+    # and the playout policy of a search player
+    env = env_of(full)
+    pimc = agents.get(env, "pimc", worlds=1, playout=full)
+    s = _positions(7, 1, env)[-1]  # a follow: few legal moves
+    a = int(jax.jit(pimc.act)(pimc.params, jax.random.PRNGKey(0), s))
+    assert bool(s.legal_action_mask[a])
 
 
 def env_of(run):
