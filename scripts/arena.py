@@ -59,6 +59,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                         "Tractor, else random)")
     parser.add_argument("--b", default=None,
                         help="agent B (a baseline name or run directory; default: random)")
+    parser.add_argument("--bidding", action="store_true",
+                        help="Dou Dizhu with its auction: every deal played six times, A at each "
+                             "non-empty proper subset of the seats")
     parser.add_argument("--deals", type=positive_int, default=256)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--batch", type=positive_int, default=128,
@@ -130,7 +133,15 @@ def summary_line(args, r: dict) -> str:
             f"{r['mean']:+.3f} +- {r['stderr']:.3f} per deal")
     if "wpg" in r:
         line += f"  (WPG {r['wpg']:+.1f})"
-    if "wp_a_landlord" in r:
+    if "void_rate" in r:
+        pct = lambda x: "-" if x is None else f"{x:.3f}"
+        line += (f"\n  with bidding: {args.a} takes the landlord seat in "
+                 f"{pct(r['landlord_share_a'])} of played deals (0.5 between equals), wins as "
+                 f"landlord {pct(r['wp_a_landlord'])} ({args.b}: {pct(r['wp_b_landlord'])}); "
+                 f"ADP of {args.a}: {r['adp_a']:+.3f} per game (one seat "
+                 f"{r['adp_a_one_seat']:+.3f}, two seats {r['adp_a_two_seats']:+.3f}); void deals "
+                 f"{r['void_rate']:.3f}")
+    elif "wp_a_landlord" in r:
         line += (f"\n  WP as landlord: {args.a} {r['wp_a_landlord']:.3f}, {args.b} "
                  f"{r['wp_b_landlord']:.3f};  ADP of {args.a}: {r['adp_a']:+.3f} per game "
                  f"(landlord {r['adp_a_landlord']:+.3f}, peasants {r['adp_a_peasants']:+.3f})")
@@ -148,7 +159,9 @@ def summary_line(args, r: dict) -> str:
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    env = cardjax.make(args.game)
+    if args.bidding and args.game != "doudizhu":
+        raise SystemExit(f"error: --bidding: only Dou Dizhu has an auction, not {args.game}")
+    env = cardjax.make(args.game, **({"bidding": True} if args.bidding else {}))
     play = dict(worlds=args.worlds, sampling=args.sampling, iec=args.iec, b=args.play_b)
 
     def agent(spec):

@@ -169,11 +169,57 @@ def test_role_swap_scores_match_a_step_by_step_replay(ddz):
     assert len(set(r["per_deal"])) > 1  # not trivially constant: the agents differ
 
 
-def test_doudizhu_arena_rejects_bidding():
-    env = cardjax.make("doudizhu", bidding=True)
-    rnd = agents.get(env, "random")
-    with pytest.raises(ValueError, match="bidding"):
-        arena.duplicate_match(env, rnd, rnd, deals=2, progress=False)
+@pytest.fixture(scope="module")
+def bidding():
+    return cardjax.make("doudizhu", bidding=True)
+
+
+def test_bidding_scheme_seats_each_player_at_every_subset(bidding):
+    """With bidding the same deal is played six times, A at each non-empty proper subset of the
+    seats: every seat is A's in three games, and game g mirrors game 5 - g."""
+    dup = arena.duplicate_states(bidding, arena.deal_keys(0, 2))
+    assert dup.games == 6
+    seats = np.asarray(dup.a_seats).reshape(6, 2, 3)
+    assert np.all(seats.sum(0) == 3) and np.all(seats == ~seats[::-1])
+    hands = np.asarray(dup.states._hands).reshape(6, 2, 3, 15)
+    assert np.all(hands == hands[:1])  # one deal, six times
+
+
+def test_bidding_self_play_cancels_on_every_deal(bidding):
+    """One deterministic player at every seat (bid 3 at once, then the highest legal move): a
+    game and its mirror are the same game, so A's scores cancel exactly and A's player holds the
+    landlord seat in exactly half the games; a player that always passes makes every deal void."""
+    r = arena.duplicate_match(bidding, HIGH, HIGH, deals=4, seed=1, batch=4, progress=False,
+                              per_deal=True)
+    assert r["games"] == 24 and r["per_deal"] == [0.0] * 4 and r["mean"] == 0.0
+    per_game = np.asarray(r["per_game"])
+    assert np.all(per_game != 0) and np.array_equal(per_game, -per_game[::-1])
+    assert r["landlord_share_a"] == 0.5 and r["void_rate"] == 0.0
+    assert r["wp_a_landlord"] == r["wp_b_landlord"]
+    void = arena.duplicate_match(bidding, LOW, LOW, deals=2, seed=1, batch=2, progress=False)
+    assert void["void_rate"] == 1.0 and void["mean"] == 0.0 and void["wp_a_landlord"] is None
+
+
+def test_bidding_figures_follow_the_games(bidding):
+    """The landlord's result read from A's score agrees with the games: the rule player against
+    random takes fewer deals (random bids at random) and wins far more of them."""
+    rule, rnd = agents.get(bidding, "rule"), agents.get(bidding, "random")
+    r = arena.duplicate_match(bidding, rule, rnd, deals=16, seed=0, batch=16, progress=False,
+                              per_deal=True)
+    assert r["mean"] > 1.0 and r["wp_a_landlord"] > r["wp_b_landlord"]
+    out = r["per_game_outcome"]
+    a_lord, void = np.asarray(out["a_landlord"]), np.asarray(out["void"])
+    assert not np.any(a_lord & void)
+    assert r["landlord_share_a"] == pytest.approx(a_lord[~void].mean())
+
+
+def test_cli_bidding(capsys):
+    cli = load_script("arena")
+    r = cli.main(["--game", "doudizhu", "--bidding", "--a", "random", "--b", "random",
+                  "--deals", "2", "--json", "--no-progress"])
+    assert r["games"] == 12 and {"void_rate", "landlord_share_a", "adp_a_two_seats"} <= set(r)
+    with pytest.raises(SystemExit, match="only Dou Dizhu has an auction"):
+        cli.main(["--game", "gongzhu", "--bidding"])
 
 
 def test_cli_doudizhu_keys(capsys):

@@ -10,6 +10,12 @@ How a game builds those games is its *duplicate scheme* (:data:`SCHEMES`):
 - Dou Dizhu (:func:`role_swap`): the same deal (three hands and the bottom) twice; in the first
   game A is the landlord and B plays both peasants, in the second B is the landlord and A plays
   both peasants.
+- Dou Dizhu with bidding (:func:`seat_subsets`): the same deal (hands, bottom, the seat that
+  opens the auction) six times, A at every non-empty proper subset of the three seats ({0}, {1},
+  {2}, {0, 1}, {0, 2}, {1, 2}) and B at the others.  Each seat is A's in three games and B's in
+  three, and each game has its mirror (the seats swapped), so the luck of the cards and of the
+  auction cancels: two identical deterministic players score exactly 0.  A deal that everyone
+  passes is void (rewards 0).
 - Tractor (:func:`team_swap`): the same initial state (deal order, level, dealer) twice; A plays
   seats {0, 2} in the first game and {1, 3} in the second.  Every seat receives the same cards in
   the same order in both games and the dealer seat is the same, so each side holds each pair of
@@ -81,9 +87,50 @@ def seat_rotation(env, first):
 def role_swap(env, first):
     """The same deal twice: A is the landlord in the first game, B in the second."""
     if getattr(env, "bidding", False):
-        raise ValueError("the Dou Dizhu arena swaps fixed roles; make the env without bidding")
+        raise ValueError("role_swap swaps fixed roles; with bidding the arena uses seat_subsets")
     landlord = first.landlord[:, None] == jnp.arange(env.num_players)
     return [first, first], [landlord, ~landlord]
+
+
+SUBSETS = ((1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 0), (1, 0, 1), (0, 1, 1))  # game g mirrors 5 - g
+
+
+def seat_subsets(env, first):
+    """The same deal six times, A at each non-empty proper subset of the seats (:data:`SUBSETS`)."""
+    n = first.terminated.shape[0]
+    seats = [jnp.broadcast_to(jnp.asarray(m, bool), (n, env.num_players)) for m in SUBSETS]
+    return [first] * len(SUBSETS), seats
+
+
+def _bidding_outcome(env, states, a_seats):
+    """Per finished game: whether the deal was void (everyone passed) and whether A's player held
+    the landlord seat."""
+    rows = jnp.arange(a_seats.shape[0])
+    void = states.landlord < 0
+    return {"void": void, "a_landlord": a_seats[rows, jnp.maximum(states.landlord, 0)] & ~void}
+
+
+def _bidding_summary(env, scores, a, b, void, a_landlord):
+    # scores, void, ...: [6 games, deals]; games 0-2 give A one seat, 3-5 two seats.  The sign of
+    # A's score is the landlord's result when A holds the landlord seat (its other seat, if any, is
+    # a peasant losing half as much), and the peasants' otherwise.
+    played = ~void
+    b_landlord = played & ~a_landlord
+    landlord_won = played & ((scores > 0) == a_landlord)
+
+    def rate(hit, of):
+        return float(hit[of].mean()) if of.any() else None
+
+    return {
+        "adp_a": float(scores.mean()),
+        "adp_a_one_seat": float(scores[:3].mean()),
+        "adp_a_two_seats": float(scores[3:].mean()),
+        "void_rate": float(void.mean()),
+        # the landlord seat's holder: 0.5 for two identical players (each seat is A's in half)
+        "landlord_share_a": rate(a_landlord, played),
+        "wp_a_landlord": rate(landlord_won, a_landlord),
+        "wp_b_landlord": rate(landlord_won, b_landlord),
+    }
 
 
 def _gongzhu_summary(env, scores, a, b):
@@ -191,7 +238,12 @@ SCHEMES: dict[str, Scheme] = {
 }
 
 
+BIDDING = Scheme(seat_subsets, "sum", _bidding_summary, _bidding_outcome)
+
+
 def scheme(env) -> Scheme:
+    if env.name == "doudizhu" and getattr(env, "bidding", False):
+        return BIDDING
     try:
         return SCHEMES[env.name]
     except KeyError:
@@ -330,7 +382,10 @@ def duplicate_match(env, a: Agent, b: Agent, deals: int, seed: int = 0, batch: i
     games, and its standard error over deals) and the scheme's extra keys: Gongzhu ``wpg``
     against Mr Greed; Dou Dizhu ``wp_a_landlord``, ``wp_b_landlord`` (landlord win rates),
     ``adp_a`` (A's points per game over both roles; = ``mean``), ``adp_a_landlord``,
-    ``adp_a_peasants``; Mini Dou Di Zhu ``wp_a`` (A's win rate), ``wp_a_first``, ``wp_b_first``;
+    ``adp_a_peasants``; Dou Dizhu with bidding ``adp_a`` (= ``mean``, A's seats' points per game),
+    ``adp_a_one_seat``, ``adp_a_two_seats``, ``void_rate``, ``landlord_share_a`` (how often A's
+    player took the landlord seat, 0.5 between equals), ``wp_a_landlord``, ``wp_b_landlord``;
+    Mini Dou Di Zhu ``wp_a`` (A's win rate), ``wp_a_first``, ``wp_b_first``;
     Tractor (``mean``: A's level reward per hand) ``win_rate``, ``level_up_rate``,
     ``leveling_rate``, ``aapd``, ``a_attack_points``, ``b_attack_points``, ``levels_a``,
     ``levels_b`` (:func:`tractor_metrics`).
