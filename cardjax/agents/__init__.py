@@ -17,6 +17,7 @@ _BASELINES = {
     ("gongzhu", "if"): "cardjax.agents.gongzhu_if:make",
     ("gongzhu", "greed"): "cardjax.agents.gongzhu_greed:make",
     ("doudizhu", "rule"): "cardjax.agents.doudizhu_rule:make",
+    ("doudizhu", "bidder"): "cardjax.agents.doudizhu_bidder:make",
     ("tractor", "rule"): "cardjax.agents.tractor_rule:make",
     ("*", "cheat_uct"): "cardjax.agents.search:make_cheat_uct",
     ("*", "det_uct"): "cardjax.agents.search:make_det_uct",
@@ -76,12 +77,13 @@ def get(env, name: str, **options) -> Agent:
         )
     module, factory = spec.split(":")
     make = getattr(importlib.import_module(module), factory)
-    if options and name not in SEARCH:
+    if options and name not in SEARCH + WITH_SETTINGS:
         raise ValueError(f"{name!r} takes no settings; got {', '.join(sorted(options))}")
     return make(env, **options)
 
 
 SEARCH = ("cheat_uct", "det_uct", "ismcts", "pimc")  # players with settings
+WITH_SETTINGS = ("bidder",)  # other players with settings
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:

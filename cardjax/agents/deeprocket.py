@@ -17,8 +17,6 @@ import os
 
 import jax
 import jax.numpy as jnp
-import numpy as np
-from flax import serialization
 
 from cardjax.core import Agent
 
@@ -43,6 +41,7 @@ def is_run(path: str) -> bool:
 def load_params(env, path: str, iteration: int | None = None):
     """``(params, config)`` of a run: its ``best.msgpack``, or the checkpoint at ``iteration``
     (default: the newest when there is no best network).  ``ValueError`` with the reason."""
+    from cardjax.train import corpus_run
     from cardjax.train.checkpoint import Checkpoints, find_run
     from cardjax.train.deeprocket import Config, cached_trainer
 
@@ -54,14 +53,8 @@ def load_params(env, path: str, iteration: int | None = None):
         raise ValueError(f"a {cfg.game} DeepRocket run cannot play {env.name}")
     trainer = cached_trainer(cfg, env)
     like = jax.eval_shape(trainer.init, jax.random.PRNGKey(0))
-    best = os.path.join(path, "best.msgpack")
-    if iteration is None and os.path.isfile(best):
-        zeros = jax.tree_util.tree_map(lambda x: np.zeros(x.shape, x.dtype), like.params)
-        with open(best, "rb") as f:
-            try:
-                return serialization.from_bytes(zeros, f.read()), cfg
-            except Exception as e:  # noqa: BLE001 -- msgpack and flax raise several kinds
-                raise ValueError(f"{best}: unreadable ({e})") from None
+    if iteration is None and os.path.isfile(os.path.join(path, "best.msgpack")):
+        return corpus_run.load_best(path, like.params), cfg
     ckpt = Checkpoints(find_run(path))
     try:
         return ckpt.restore(like, iteration).params, cfg

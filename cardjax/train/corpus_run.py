@@ -92,3 +92,35 @@ def save_params(path: str, params) -> None:
     with open(tmp, "wb") as f:
         f.write(serialization.to_bytes(jax.device_get(params)))
     os.replace(tmp, path)
+
+
+def saved_config(run: str, algorithm: str) -> dict:
+    """The config saved with a run of ``algorithm``; ``ValueError`` with the reason when
+    ``run`` is no such run."""
+    if not os.path.isdir(run):
+        raise ValueError(f"{run}: not a run directory")
+    try:
+        _, saved = runner.readable_config(run)
+    except SystemExit as e:
+        raise ValueError(str(e).removeprefix("error: ")) from None
+    if saved.get("algorithm") != algorithm:
+        raise ValueError(f"{run} holds a run of another trainer")
+    return saved
+
+
+def load_best(run: str, like):
+    """The best network of a run (``best.msgpack``) in the shape of the params ``like``;
+    ``ValueError`` with the reason when it is missing or unreadable."""
+    import jax
+    import numpy as np
+    from flax import serialization
+
+    best = os.path.join(run, "best.msgpack")
+    if not os.path.isfile(best):
+        raise ValueError(f"no best.msgpack in {run} (a run trained without evaluation)")
+    zeros = jax.tree_util.tree_map(lambda x: np.zeros(x.shape, x.dtype), like)
+    with open(best, "rb") as f:
+        try:
+            return serialization.from_bytes(zeros, f.read())
+        except Exception as e:  # noqa: BLE001 -- msgpack and flax raise several kinds
+            raise ValueError(f"{best}: unreadable ({e})") from None

@@ -192,38 +192,16 @@ def load_run(run: str):
     """``(trainer, params, corpus)`` of an ``experiments/inference.py`` run directory: its config,
     its best network (``best.msgpack``) and its corpus opened for its env.  ``ValueError`` with
     the reason when any of them cannot be read."""
-    import os
-
-    import numpy as np
-    from flax import serialization
-
     from cardjax import corpus as corpora
-    from cardjax.train import runner
 
-    if not os.path.isdir(run):
-        raise ValueError(f"{run}: not a run directory")
-    try:
-        _, saved = runner.readable_config(run)
-    except SystemExit as e:
-        raise ValueError(str(e).removeprefix("error: ")) from None
-    if saved.get("algorithm") != "inference":
-        raise ValueError(f"{run} holds a run of another trainer")
-    cfg = Config.from_dict(saved)
+    cfg = Config.from_dict(corpus_run.saved_config(run, "inference"))
     try:
         c, env = corpora.open_with_env(cfg.corpus)
     except corpora.CorpusError as e:
         raise ValueError(f"the run's corpus: {e}") from None
-    best = os.path.join(run, "best.msgpack")
-    if not os.path.isfile(best):
-        raise ValueError(f"no best.msgpack in {run} (a run trained without evaluation)")
     trainer = cached_trainer(cfg, env)
     like = jax.eval_shape(trainer.init, jax.random.PRNGKey(0)).params
-    like = jax.tree_util.tree_map(lambda x: np.zeros(x.shape, x.dtype), like)
-    with open(best, "rb") as f:
-        try:
-            params = serialization.from_bytes(like, f.read())
-        except Exception as e:  # noqa: BLE001 -- msgpack and flax raise several kinds
-            raise ValueError(f"{best}: unreadable ({e})") from None
+    params = corpus_run.load_best(run, like)
     return trainer, params, c
 
 

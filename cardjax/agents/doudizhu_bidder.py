@@ -1,0 +1,55 @@
+"""Dou Dizhu with bidding: a bid module composed with any card player.
+
+``bidder:value=RUN,play=PLAYER,threshold=T`` bids with a bid value network (an
+``experiments/bid_value.py`` run, the DouZero+ approach): when the network's win probability for
+the seat's hand, were it to take the bottom cards, is at least ``threshold`` (default 0.5), the
+seat bids the lowest bid above the current one, else it passes.  Without ``value`` it bids as the
+rule player (:func:`cardjax.agents.doudizhu_rule.wanted_bid`).  Once the auction is over,
+``play`` (a baseline name or a run directory; default ``rule``) plays the cards.  So the same card
+player can be given two bid modules and the arena's bidding scheme measures what the bidding
+alone is worth.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from cardjax.core import Agent
+from cardjax.games.doudizhu import NUM_MOVES
+
+
+def make(env, value: str | None = None, play: str = "rule", threshold: float = 0.5) -> Agent:
+    if env.name != "doudizhu" or not getattr(env, "bidding", False):
+        raise ValueError("bidder plays Dou Dizhu with bidding: cardjax.make('doudizhu', "
+                         "bidding=True) (scripts/arena.py --bidding)")
+    if not 0.0 <= float(threshold) <= 1.0:
+        raise ValueError(f"threshold is a win probability in [0, 1], got {threshold}")
+    from cardjax import agents
+    from cardjax.agents import doudizhu_rule
+
+    name, settings = agents.parse_spec(str(play))
+    player = (agents.get(env, name, **settings) if name in agents.baselines(env.name)
+              else agents.load(env, str(play)))
+    if player.name == "bidder":
+        raise ValueError("play must be a card player, not another bidder")
+    if value is None:
+        def bid(params, state):
+            want = doudizhu_rule.wanted_bid(state._hands[state.current_player])
+            return jnp.where(want > state.bid, want, 0)
+
+        bid_params = None
+    else:
+        from cardjax.train.bid_value import load_run
+
+        trainer, bid_params = load_run(str(value), env)
+
+        def bid(params, state):
+            p_win, _ = trainer.value(params, state._hands[state.current_player].astype(jnp.int32))
+            return jnp.where((p_win >= threshold) & (state.bid < 3), state.bid + 1, 0)
+
+    def act(params, key, state):
+        card = player.act(params["play"], key, state)
+        return jnp.where(state.bidding, NUM_MOVES + bid(params["bid"], state), card).astype(
+            jnp.int32)
+
+    return Agent("bidder", act, {"play": player.params, "bid": bid_params})

@@ -1,0 +1,123 @@
+"""The bid value trainer: an MLP from the declarer's hand (before the bottom cards) to its win
+probability (a logistic output, cross-entropy on the result) and its expected return (squared
+error), trained on one example per recorded game.  ``value(params, hand) -> (p_win, return)``
+is what a bidder reads."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, NamedTuple
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import optax
+from flax import struct
+
+from cardjax.train import corpus_run
+from cardjax.train.bid_value import adapter as adapters
+from cardjax.train.runner import DictConfig
+
+
+@dataclasses.dataclass(frozen=True)
+class Config(DictConfig):
+    """Everything that defines a run (saved with every checkpoint)."""
+
+    algorithm: str = "bid_value"
+    game: str = "doudizhu"
+    corpus: str = ""
+    batch_games: int = 256  # examples (games) per step
+    width: int = 128
+    depth: int = 2
+    lr: float = 1e-3
+    return_scale: float = 0.25  # the return's squared error is taken on return x this
+
+
+class Net(nn.Module):
+    """features [..., F] -> (win logit [...], expected return [...])."""
+
+    width: int = 128
+    depth: int = 2
+
+    @nn.compact
+    def __call__(self, x):
+        for _ in range(self.depth):
+            x = nn.relu(nn.Dense(self.width)(x))
+        out = nn.Dense(2)(x)
+        return out[..., 0], out[..., 1]
+
+
+@struct.dataclass
+class TrainState:
+    params: Any
+    opt_state: Any
+    key: jax.Array
+    iteration: jax.Array
+
+
+class Trainer(NamedTuple):
+    env: Any
+    adapter: Any
+    net: Net
+    cfg: Config
+    init: Any
+    update: Any  # (state, states, returns) -> (state, metrics), jitted
+    predict: Any  # (params, states, returns) -> (p_win, expected return, won, return), jitted
+    value: Any  # (params, hand) -> (p_win, expected return)
+
+
+def make_trainer(cfg: Config, env) -> Trainer:
+    adapter = adapters.get(cfg.game)
+    net = Net(cfg.width, cfg.depth)
+    tx = optax.adam(cfg.lr)
+
+    def init(key):
+        k_net, k_state = jax.random.split(key)
+        params = net.init(k_net, jnp.zeros((1, adapter.num_features), jnp.float32))
+        return TrainState(params, tx.init(params), k_state, jnp.int32(0))
+
+    def examples(states, returns):
+        hand, ret = jax.vmap(lambda s, r: adapter.example(env, s, r))(states, returns)
+        return jax.vmap(adapter.features)(hand), ret
+
+    def loss_fn(params, x, ret):
+        logit, mean = net.apply(params, x)
+        won = (ret > 0).astype(jnp.float32)
+        bce = jnp.mean(optax.sigmoid_binary_cross_entropy(logit, won))
+        mse = jnp.mean((mean - ret * cfg.return_scale) ** 2)
+        return bce + mse, {"bce": bce, "mse": mse}
+
+    @jax.jit
+    def update(state, states, returns):
+        x, ret = examples(states, returns)
+        (loss, m), grads = jax.value_and_grad(loss_fn, has_aux=True)(state.params, x, ret)
+        updates, opt_state = tx.update(grads, state.opt_state, state.params)
+        new = TrainState(optax.apply_updates(state.params, updates), opt_state, state.key,
+                         state.iteration + 1)
+        return new, {"loss": loss, **m, "games": jnp.float32(ret.shape[0])}
+
+    def value(params, hand):
+        logit, mean = net.apply(params, adapter.features(hand))
+        return jax.nn.sigmoid(logit), mean / cfg.return_scale
+
+    @jax.jit
+    def predict(params, states, returns):
+        x, ret = examples(states, returns)
+        logit, mean = net.apply(params, x)
+        return jax.nn.sigmoid(logit), mean / cfg.return_scale, ret > 0, ret
+
+    return Trainer(env, adapter, net, cfg, init, update, predict, value)
+
+
+cached_trainer = corpus_run.cached(make_trainer)
+
+
+def load_run(run: str, env=None):
+    """``(trainer, params)`` of an ``experiments/bid_value.py`` run: its best network
+    (``best.msgpack``).  ``ValueError`` with the reason when it cannot be read."""
+    import cardjax
+
+    cfg = Config.from_dict(corpus_run.saved_config(run, "bid_value"))
+    trainer = cached_trainer(cfg, env or cardjax.make(cfg.game))
+    like = jax.eval_shape(trainer.init, jax.random.PRNGKey(0)).params
+    return trainer, corpus_run.load_best(run, like)

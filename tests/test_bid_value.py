@@ -1,0 +1,128 @@
+"""Learned bidding (the DouZero+ approach): the bid value trainer (cardjax.train.bid_value,
+experiments/bid_value.py) and the bidder (cardjax.agents.doudizhu_bidder): its examples are the
+landlords' hands before the bottom with their results, it learns more than the base rate, a
+resumed run is the uninterrupted one, and the bidder reads its own hand only."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import cardjax
+from cardjax import agents, corpus
+from cardjax.corpus.batches import to_device
+from cardjax.eval import arena
+from cardjax.games.doudizhu import NUM_MOVES
+from cardjax.train.bid_value import Config, make_trainer
+import conftest
+
+SMALL = ["--width", "32", "--depth", "1", "--batch_games", "64", "--no-progress"]
+
+
+@pytest.fixture(scope="module")
+def script():
+    return conftest.load_script("experiments/bid_value.py")
+
+
+@pytest.fixture(scope="module")
+def rule_corpus(tmp_path_factory):
+    """10,000 Dou Dizhu games of the rule player (fixed landlord; about 25 s)."""
+    out = str(tmp_path_factory.mktemp("corpus") / "rule")
+    conftest.load_script("scripts/make_corpus.py").main(
+        ["--game", "doudizhu", "--players", "rule", "--games", "10000", "--out", out,
+         "--batch", "2000", "--no-progress"])
+    return out
+
+
+@pytest.fixture(scope="module")
+def run(script, rule_corpus, tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("bid") / "run")
+    script.main(["--corpus", rule_corpus, "--out", out, "--iterations", "300", "--eval_every",
+                 "300", "--eval_games", "500", "--batch_games", "128"] + SMALL[:4] + SMALL[6:])
+    return out
+
+
+def test_examples_are_the_landlords_hands_and_results(rule_corpus):
+    c, env = corpus.open_with_env(rule_corpus)
+    g = next(c.games("train", 8))
+    t = make_trainer(Config(width=8, depth=1), env)
+    p_win, points, won, realised = jax.device_get(
+        t.predict(t.init(jax.random.PRNGKey(0)).params, to_device(g)[0], g.returns))
+    np.testing.assert_array_equal(realised, g.returns[:, 0])  # landlord is seat 0
+    np.testing.assert_array_equal(won, g.returns[:, 0] > 0)
+    hand = g.state._hands[:, 0].astype(int) - g.state._bottom.astype(int)
+    assert np.all(hand.sum(1) == 17) and np.all(hand >= 0)
+    assert np.all((p_win > 0) & (p_win < 1))
+
+
+def test_it_learns_more_than_the_base_rate(run):
+    e = json.load(open(os.path.join(run, "eval.json")))["evaluations"][-1]
+    assert e["mean"] < e["base_rate_ce"] - 0.01, e
+    cal = e["calibration"]  # the hands it rates best win far more often than those it rates worst
+    top = np.mean([c["realised"] for c in cal[-3:]])
+    bottom = np.mean([c["realised"] for c in cal[:3]])
+    assert top > bottom + 0.2, cal
+
+
+def test_a_resumed_run_is_the_uninterrupted_one(script, rule_corpus, tmp_path):
+    full, cut = str(tmp_path / "full"), str(tmp_path / "cut")
+    common = ["--corpus", rule_corpus, "--eval_every", "1", "--eval_games", "30"] + SMALL
+    s1 = script.main(common + ["--out", full, "--iterations", "3"])
+    script.main(common + ["--out", cut, "--iterations", "2"])
+    s2 = script.main(["--out", cut, "--resume", "--iterations", "3", "--no-progress"])
+    assert s1 == {**s2, "out": full}
+    a, b = (open(os.path.join(d, "best.msgpack"), "rb").read() for d in (full, cut))
+    assert a == b
+
+
+@pytest.fixture(scope="module")
+def bidding():
+    return cardjax.make("doudizhu", bidding=True)
+
+
+def _auctions(env, n=24):
+    return jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(4), n))
+
+
+def test_the_bidder_reads_its_own_hand_only(bidding, run):
+    """Giving the other seats each other's hands (and changing the bottom) never changes a bid."""
+    bidder = agents.get(bidding, "bidder", value=run, play="random", threshold=0.4)
+    s = _auctions(bidding)
+    seat = np.asarray(s.current_player)
+    hands = np.asarray(s._hands)
+    others = [(seat + 1) % 3, (seat + 2) % 3]
+    swapped = hands.copy()
+    rows = np.arange(seat.size)
+    swapped[rows, others[0]], swapped[rows, others[1]] = hands[rows, others[1]], hands[rows, others[0]]
+    t = s.replace(_hands=jnp.asarray(swapped), _bottom=jnp.roll(s._bottom, 1, axis=0))
+    act = jax.jit(jax.vmap(bidder.act, in_axes=(None, 0, 0)))
+    keys = jax.random.split(jax.random.PRNGKey(0), seat.size)
+    a, b = np.asarray(act(bidder.params, keys, s)), np.asarray(act(bidder.params, keys, t))
+    np.testing.assert_array_equal(a, b)
+    assert np.all(a >= NUM_MOVES) and len(set(a.tolist())) > 1  # bids and passes, both seen
+
+
+def test_without_a_value_it_bids_as_the_rule_player(bidding):
+    s = _auctions(bidding)
+    keys = jax.random.split(jax.random.PRNGKey(0), 24)
+    act = lambda p: np.asarray(jax.vmap(p.act, in_axes=(None, 0, 0))(p.params, keys, s))
+    np.testing.assert_array_equal(act(agents.get(bidding, "bidder")),
+                                  act(agents.get(bidding, "rule")))
+
+
+def test_a_bidder_sits_in_the_bidding_arena(bidding, run):
+    bidder = agents.get(bidding, "bidder", value=run, play="rule")
+    r = arena.duplicate_match(bidding, bidder, agents.get(bidding, "random"), deals=4,
+                              progress=False)
+    assert r["games"] == 24 and r["mean"] > 0  # rule card play beats random
+    with pytest.raises(ValueError, match="bidding=True"):
+        agents.get(cardjax.make("doudizhu"), "bidder")
+    with pytest.raises(ValueError, match="threshold"):
+        agents.get(bidding, "bidder", threshold=2)
+    with pytest.raises(ValueError, match="not a run directory"):
+        agents.get(bidding, "bidder", value="/nonexistent")
