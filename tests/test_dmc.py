@@ -417,3 +417,15 @@ def test_a_prior_player_makes_the_decisions_it_is_given():
     assert later["prior_rate"] == 0.0
     with pytest.raises(ValueError, match="go together"):
         dmc.Config(init_from="rule")
+
+
+def test_a_run_sits_at_an_auction_table_with_rule_bids(runs):
+    """With bidding, a DouZero run loaded as a player bids as the rule player and plays the cards
+    for whichever seat became the landlord; training with bidding is refused."""
+    env = cardjax.make("doudizhu", bidding=True)
+    player = cardjax.agents.load(env, runs[0])
+    r = arena.duplicate_match(env, player, cardjax.agents.get(env, "rule"), deals=3,
+                              progress=False, per_deal=True)
+    assert r["games"] == 18 and np.isfinite(r["mean"]) and r["void_rate"] < 1.0
+    with pytest.raises(ValueError, match="fixed landlord"):
+        dmc.make_train(dmc.Config.from_dict({**douzero.TRAIN_DEFAULTS, **TINY}), env=env)

@@ -39,12 +39,12 @@ def load(env, spec: str, **options) -> Agent:
         if not os.path.isdir(spec):
             raise ValueError(f"{spec!r} is neither a baseline of {env.name} "
                              f"({', '.join(baselines(env.name))}) nor a run directory")
-        from cardjax.agents import deeprocket, dmc, scrofazero
+        from cardjax.agents import deeprocket, dmc, doudizhu_bidder, scrofazero
 
         if dmc.is_run(spec):  # a run of cardjax.train.dmc (its config says so)
-            return dmc.load(env, spec, **options)
+            return doudizhu_bidder.with_rule_bids(env, dmc.load(env, spec, **options))
         if deeprocket.is_run(spec):
-            return deeprocket.load(env, spec, **options)
+            return doudizhu_bidder.with_rule_bids(env, deeprocket.load(env, spec, **options))
         return scrofazero.load(env, spec, **options)
     return get(env, spec)
 

@@ -3,8 +3,8 @@
 The policy network chooses the most likely category among those with a legal move, then the
 kicker network its kickers, the most likely legal one at a time
 (:func:`cardjax.train.deeprocket.choose`); no search, no sampling.  As in the paper, bidding is
-not learned: in an auction (the ``bidding`` option) the player bids as the rule player does (the
-paper's bid module is hand-written logic too).
+not learned: loaded through ``cardjax.agents.load`` for an env with an auction, the player bids
+as the rule player does (the paper's bid module is hand-written logic too).
 
 ``load(env, path)`` reads the run's best network (``best.msgpack``, the best validation accuracy)
 or, with ``iteration=`` or when the run has no evaluation, a checkpoint.  :func:`is_run` tells
@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 
 import jax
-import jax.numpy as jnp
 
 from cardjax.core import Agent
 
@@ -67,17 +66,10 @@ def agent_from_params(env, params, cfg, name: str = "deeprocket") -> Agent:
     from cardjax.train.deeprocket import cached_trainer, choose
 
     nets = cached_trainer(cfg, env).nets
-    bid = None
-    if getattr(env, "bidding", False):
-        from cardjax.agents import doudizhu_rule
-
-        bid = doudizhu_rule.make(env)
 
     def act(params, key, state):
-        move = choose(nets, params, state)
-        if bid is None:
-            return move
-        return jnp.where(nets.adapter.is_move(env, state), move, bid.act(bid.params, key, state))
+        del key
+        return choose(nets, params, state)
 
     return Agent(name, act, params)
 

@@ -18,6 +18,33 @@ from cardjax.core import Agent
 from cardjax.games.doudizhu import NUM_MOVES
 
 
+def rule_bid(params, state):
+    """The rule player's bid (0 = pass) for the seat to act (:func:`doudizhu_rule.wanted_bid`)."""
+    from cardjax.agents import doudizhu_rule
+
+    want = doudizhu_rule.wanted_bid(state._hands[state.current_player])
+    return jnp.where(want > state.bid, want, 0)
+
+
+def compose(player: Agent, bid, bid_params=None, name: str | None = None) -> Agent:
+    """``player`` for the cards, ``bid(bid_params, state) -> 0 .. 3`` (0 = pass) in the auction."""
+
+    def act(params, key, state):
+        card = player.act(params["play"], key, state)
+        return jnp.where(state.bidding, NUM_MOVES + bid(params["bid"], state), card).astype(
+            jnp.int32)
+
+    return Agent(name or player.name, act, {"play": player.params, "bid": bid_params})
+
+
+def with_rule_bids(env, player: Agent) -> Agent:
+    """A card player (a DMC or DeepRocket run, say) that bids as the rule player when ``env``
+    has an auction; ``player`` itself otherwise."""
+    if env.name != "doudizhu" or not getattr(env, "bidding", False):
+        return player
+    return compose(player, rule_bid)
+
+
 def make(env, value: str | None = None, play: str = "rule", threshold: float = 0.5) -> Agent:
     if env.name != "doudizhu" or not getattr(env, "bidding", False):
         raise ValueError("bidder plays Dou Dizhu with bidding: cardjax.make('doudizhu', "
@@ -25,7 +52,6 @@ def make(env, value: str | None = None, play: str = "rule", threshold: float = 0
     if not 0.0 <= float(threshold) <= 1.0:
         raise ValueError(f"threshold is a win probability in [0, 1], got {threshold}")
     from cardjax import agents
-    from cardjax.agents import doudizhu_rule
 
     name, settings = agents.parse_spec(str(play))
     player = (agents.get(env, name, **settings) if name in agents.baselines(env.name)
@@ -33,11 +59,7 @@ def make(env, value: str | None = None, play: str = "rule", threshold: float = 0
     if player.name == "bidder":
         raise ValueError("play must be a card player, not another bidder")
     if value is None:
-        def bid(params, state):
-            want = doudizhu_rule.wanted_bid(state._hands[state.current_player])
-            return jnp.where(want > state.bid, want, 0)
-
-        bid_params = None
+        bid, bid_params = rule_bid, None
     else:
         from cardjax.train.bid_value import load_run
 
@@ -47,9 +69,4 @@ def make(env, value: str | None = None, play: str = "rule", threshold: float = 0
             p_win, _ = trainer.value(params, state._hands[state.current_player].astype(jnp.int32))
             return jnp.where((p_win >= threshold) & (state.bid < 3), state.bid + 1, 0)
 
-    def act(params, key, state):
-        card = player.act(params["play"], key, state)
-        return jnp.where(state.bidding, NUM_MOVES + bid(params["bid"], state), card).astype(
-            jnp.int32)
-
-    return Agent("bidder", act, {"play": player.params, "bid": bid_params})
+    return compose(player, bid, bid_params, name="bidder")

@@ -21,8 +21,10 @@ ROLE_NAMES = ("landlord", "landlord_down", "landlord_up")
 
 def make_game(cfg, env=None) -> Game:
     env = env or cardjax.make("doudizhu", reward=cfg.reward)
-    if env.name != "doudizhu" or getattr(env, "bidding", False):
-        raise ValueError("DouZero plays Dou Dizhu without bidding (fixed landlord)")
+    if env.name != "doudizhu":
+        raise ValueError(f"the Dou Dizhu DMC adapter got a {env.name} env")
+    # With bidding (a player at an auction table) the Q networks play the cards after it; the
+    # candidates are the card moves only (action_features' rows), never the bids.
     table = np.asarray(doudizhu.planes(jnp.asarray(doudizhu.COUNTS)), bool)  # [27472, 60]
 
     def features(state):
