@@ -30,7 +30,7 @@ except ImportError:  # pragma: no cover - the repo is not installed
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from cardjax import corpus as corpora
 from cardjax.cli import positive_float, positive_int, run_command
-from cardjax.corpus.batches import Batches, first_games, to_device
+from cardjax.corpus.batches import first_games, to_device
 from cardjax.train import corpus_run, runner
 from cardjax.train.bid_value import Config, cached_trainer
 from cardjax.train.bid_value.adapter import available
@@ -114,47 +114,25 @@ def make_evaluate(trainer, c, cfg: Config, games: int, out: str):
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    if args.multihost:
-        raise SystemExit("error: --multihost: the bid value trainer runs in one process")
-    runner.check_writable(args.out, create=not args.resume)
-    cfg, latest = resolve(args)
-    try:
-        c, env = corpora.open_with_env(cfg.corpus)
-    except corpora.CorpusError as e:
-        raise SystemExit(f"error: {e}") from None
-    if getattr(env, "bidding", False):
-        raise SystemExit("error: --corpus: its games have an auction; the examples need a "
-                         "corpus with a fixed landlord")
-    trainer = cached_trainer(cfg, env)
-    state, ckpt = runner.initial_state(args.out, latest, trainer.init, args.seed)
-    runner.announce(f"bid value for {cfg.game}", f"{cfg.batch_games} games/iteration",
-                    state.params, args.out)
-    ev = runner.resolve_eval_settings(args.out, args.resume, args, EVAL_DEFAULTS)
-    batches = Batches(c, cfg.batch_games, args.seed)
 
-    def step(state):
-        return trainer.update(state, *to_device_returns(batches(int(state.iteration))))
+    def fixed_landlord(env):
+        if getattr(env, "bidding", False):
+            raise SystemExit("error: --corpus: its games have an auction; the examples need a "
+                             "corpus with a fixed landlord")
 
-    evaluate, info = None, None
-    if ev["eval_games"] > 0:
-        evaluate, info = make_evaluate(trainer, c, cfg, ev["eval_games"], args.out)
-    eval_every = ev["eval_every"] if ev["eval_every"] > 0 else args.iterations
-    state = runner.run(out=args.out, state=state, step=step, config=cfg.to_dict(),
-                       iterations=args.iterations, units_per_iteration="games",
-                       rate_name="games_per_s", evaluate=evaluate, eval_every=eval_every,
-                       eval_info=info, checkpoint_every=args.checkpoint_every,
-                       progress=not args.no_progress, checkpoints=ckpt,
-                       title=f"bid value {cfg.game}", eval_name="valid CE")
-    ckpt.close()
-    summary = {"iteration": int(state.iteration), "out": args.out, "game": cfg.game}
-    evals = runner.RunFiles(args.out).read_evals()
-    if evals:
-        last = evals[-1]
+    run = corpus_run.train(
+        args, resolve=resolve, cached_trainer=cached_trainer,
+        data=lambda trainer, g: to_device_returns(g), make_evaluate=make_evaluate,
+        eval_defaults=EVAL_DEFAULTS, name="bid value",
+        details=lambda cfg, t: f"{cfg.batch_games} games/iteration", units="games",
+        eval_name="valid CE", check_env=fixed_landlord)
+    summary = {"iteration": int(run.state.iteration), "out": args.out, "game": run.cfg.game}
+    if run.evals:
+        last = run.evals[-1]
         summary.update(valid_ce=last["mean"], base_rate_ce=last["base_rate_ce"],
                        points_mse=last["points_mse"], points_var=last["points_var"])
     print(json.dumps(summary))
     return summary
-
 
 if __name__ == "__main__":
     run_command(main)

@@ -37,7 +37,7 @@ except ImportError:  # pragma: no cover - the repo is not installed
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     import cardjax
 from cardjax import corpus as corpora
-from cardjax.corpus.batches import Batches, first_games, to_device
+from cardjax.corpus.batches import first_games, to_device
 from cardjax.cli import positive_float, positive_int, probability, run_command
 from cardjax.train import corpus_run, runner
 from cardjax.train.inference import Config, cached_trainer
@@ -127,52 +127,21 @@ def make_evaluate(trainer, c: corpora.Corpus, cfg: Config, games: int, out: str)
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    if args.multihost:
-        raise SystemExit("error: --multihost: the inference trainer runs in one process (on its "
-                         "default device)")
-    runner.check_writable(args.out, create=not args.resume)
-    cfg, latest = resolve(args)
-    try:
-        c, env = corpora.open_with_env(cfg.corpus)
-    except corpora.CorpusError as e:
-        raise SystemExit(f"error: {e}") from None
-    trainer = cached_trainer(cfg, env)
-    state, ckpt = runner.initial_state(args.out, latest, trainer.init, args.seed)
-    runner.announce(f"card-location inference for {cfg.game}",
-                    f"{cfg.batch_games} corpus games/iteration, {trainer.kinds} kinds x "
-                    f"{trainer.places} places", state.params, args.out)
-    ev = runner.resolve_eval_settings(args.out, args.resume, args, EVAL_DEFAULTS)
-    batches = Batches(c, cfg.batch_games, args.seed)
-
-    def step(state):
-        return trainer.update(state, *to_device(batches(int(state.iteration))))
-
-    evaluate, info, stop = None, None, None
-    if ev["eval_games"] > 0:
-        evaluate, info = make_evaluate(trainer, c, cfg, ev["eval_games"], args.out)
-        if ev["patience"] > 0:
-            stop = lambda evals: len(evals) > ev["patience"] and min(
-                e["mean"] for e in evals[-ev["patience"]:]) >= min(
-                e["mean"] for e in evals[:-ev["patience"]])
-    eval_every = ev["eval_every"] if ev["eval_every"] > 0 else args.iterations
-    state = runner.run(out=args.out, state=state, step=step, config=cfg.to_dict(),
-                       iterations=args.iterations, units_per_iteration="decisions",
-                       rate_name="decisions_per_s", evaluate=evaluate, eval_every=eval_every,
-                       eval_info=info, checkpoint_every=args.checkpoint_every,
-                       progress=not args.no_progress, checkpoints=ckpt,
-                       title=f"inference {cfg.game}, {cfg.batch_games} games/it",
-                       eval_name="valid CE per card", stop=stop)
-    ckpt.close()
-    summary = {"iteration": int(state.iteration), "out": args.out, "game": cfg.game}
-    evals = runner.RunFiles(args.out).read_evals()
-    if evals:
-        last, best = evals[-1], min(evals, key=lambda e: e["mean"])
+    run = corpus_run.train(
+        args, resolve=resolve, cached_trainer=cached_trainer,
+        data=lambda trainer, g: to_device(g), make_evaluate=make_evaluate,
+        eval_defaults=EVAL_DEFAULTS, name="inference",
+        details=lambda cfg, t: f"{cfg.batch_games} corpus games/iteration, {t.kinds} kinds x "
+                               f"{t.places} places",
+        units="decisions", eval_name="valid CE per card")
+    summary = {"iteration": int(run.state.iteration), "out": args.out, "game": run.cfg.game}
+    if run.evals:
+        last, best = run.evals[-1], min(run.evals, key=lambda e: e["mean"])
         summary.update(valid_ce=last["mean"], valid_accuracy=last["accuracy"],
                        uniform_ce=last["uniform_ce"], best_ce=best["mean"],
                        best_iteration=best["iteration"])
     print(json.dumps(summary))
     return summary
-
 
 if __name__ == "__main__":
     run_command(main)

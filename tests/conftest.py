@@ -123,6 +123,22 @@ def straight_and_resumed(main, flags: list, base, iterations: int = 3, between=N
     return straight, split
 
 
+def assert_corpus_run_resumes(main, flags: list, base, iterations: int = 3):
+    """A corpus trainer's run of ``iterations`` in one go and one stopped an iteration short and
+    resumed with ``--resume`` alone print the same summary, keep the same best network and
+    evaluate the same.  Returns the two run directories."""
+    full, cut = str(base / "full"), str(base / "cut")
+    s1 = main(flags + ["--out", full, "--iterations", str(iterations)])
+    main(flags + ["--out", cut, "--iterations", str(iterations - 1)])
+    s2 = main(["--out", cut, "--resume", "--iterations", str(iterations), "--no-progress"])
+    assert s1 == {**s2, "out": full}
+    a, b = (open(os.path.join(d, "best.msgpack"), "rb").read() for d in (full, cut))
+    assert a == b
+    e1, e2 = (json.load(open(os.path.join(d, "eval.json")))["evaluations"] for d in (full, cut))
+    assert [e["mean"] for e in e1] == [e["mean"] for e in e2]
+    return full, cut
+
+
 def assert_refuses_to_mix(main, flags: list, out: str, flag: str, typed, saved):
     """A training command (``main(argv)``) refuses to start a new run in ``out``, which holds
     one, and to resume it with ``--flag typed`` when the run has ``saved``."""

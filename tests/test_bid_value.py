@@ -70,14 +70,8 @@ def test_it_learns_more_than_the_base_rate(run):
 
 
 def test_a_resumed_run_is_the_uninterrupted_one(script, rule_corpus, tmp_path):
-    full, cut = str(tmp_path / "full"), str(tmp_path / "cut")
     common = ["--corpus", rule_corpus, "--eval_every", "1", "--eval_games", "30"] + SMALL
-    s1 = script.main(common + ["--out", full, "--iterations", "3"])
-    script.main(common + ["--out", cut, "--iterations", "2"])
-    s2 = script.main(["--out", cut, "--resume", "--iterations", "3", "--no-progress"])
-    assert s1 == {**s2, "out": full}
-    a, b = (open(os.path.join(d, "best.msgpack"), "rb").read() for d in (full, cut))
-    assert a == b
+    conftest.assert_corpus_run_resumes(script.main, common, tmp_path)
 
 
 @pytest.fixture(scope="module")
@@ -126,3 +120,13 @@ def test_a_bidder_sits_in_the_bidding_arena(bidding, run):
         agents.get(bidding, "bidder", threshold=2)
     with pytest.raises(ValueError, match="not a run directory"):
         agents.get(bidding, "bidder", value="/nonexistent")
+
+
+def test_patience_stops_when_the_best_is_behind():
+    from cardjax.train.corpus_run import stalled
+
+    evals = [{"mean": m} for m in (0.7, 0.6, 0.65, 0.62)]
+    assert stalled(evals, 2) and not stalled(evals, 3) and not stalled(evals[:3], 2)
+    assert stalled(evals, 1, higher_is_better=True)  # 0.62 after a best of 0.7
+    assert not stalled([{"mean": 0.5}, {"mean": 0.6}], 1, higher_is_better=True)
+    assert stalled([{"mean": 0.8}, {"mean": 0.8}], 1, higher_is_better=True)  # a tie is no gain

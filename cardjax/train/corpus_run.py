@@ -1,6 +1,7 @@
 """The command line of a trainer that learns from a corpus (``experiments/inference.py``,
-``experiments/deeprocket.py``): its flags, a run's config from them (a new run names its corpus;
-``--resume`` keeps the saved one), and one compiled trainer per network and env."""
+``experiments/deeprocket.py``, ``experiments/bid_value.py``): its flags, a run's config from them
+(a new run names its corpus; ``--resume`` keeps the saved one), one compiled trainer per network
+and env, the training loop with its checkpoints and evaluations, and the best network's file."""
 
 from __future__ import annotations
 
@@ -124,3 +125,75 @@ def load_best(run: str, like):
             return serialization.from_bytes(zeros, f.read())
         except Exception as e:  # noqa: BLE001 -- msgpack and flax raise several kinds
             raise ValueError(f"{best}: unreadable ({e})") from None
+
+
+def stalled(evals: list, patience: int, higher_is_better: bool = False) -> bool:
+    """True when none of the last ``patience`` evaluations' ``mean`` beats the best before them
+    (``--patience``: early stopping on the validation split)."""
+    if len(evals) <= patience:
+        return False
+    best = max if higher_is_better else min
+    recent = best(e["mean"] for e in evals[-patience:])
+    before = best(e["mean"] for e in evals[:-patience])
+    return best(recent, before) == before
+
+
+@dataclasses.dataclass
+class Run:
+    """What :func:`train` leaves: the final state, the run's config, trainer and corpus, and its
+    evaluations (``eval.json``'s list)."""
+
+    state: object
+    cfg: object
+    trainer: object
+    corpus: object
+    evals: list
+
+
+def train(args, *, resolve: Callable, cached_trainer: Callable, data: Callable,
+          make_evaluate: Callable, eval_defaults: dict, name: str, details: Callable,
+          units: str, eval_name: str, higher_is_better: bool = False,
+          check_env: Callable | None = None) -> Run:
+    """Train (or resume) the run of ``args`` for a corpus trainer: the config (``resolve``), the
+    corpus and its env (``check_env(env)`` may refuse it), the trainer, the training batches
+    (``data(trainer, games) -> the update's arguments after the state``), the evaluation
+    (``make_evaluate(trainer, corpus, cfg, games, out) -> (evaluate, info)``, ``mean`` the
+    figure that chooses the best network; ``--patience`` stops on it), checkpoints and logs."""
+    from cardjax.corpus.batches import Batches
+
+    if args.multihost:
+        raise SystemExit(f"error: --multihost: the {name} trainer runs in one process (on its "
+                         "default device)")
+    runner.check_writable(args.out, create=not args.resume)
+    cfg, latest = resolve(args)
+    try:
+        c, env = corpora.open_with_env(cfg.corpus)
+    except corpora.CorpusError as e:
+        raise SystemExit(f"error: {e}") from None
+    if check_env is not None:
+        check_env(env)
+    trainer = cached_trainer(cfg, env)
+    state, ckpt = runner.initial_state(args.out, latest, trainer.init, args.seed)
+    runner.announce(f"{name} for {cfg.game}", details(cfg, trainer), state.params, args.out)
+    ev = runner.resolve_eval_settings(args.out, args.resume, args, eval_defaults)
+    batches = Batches(c, cfg.batch_games, args.seed)
+
+    def step(state):
+        return trainer.update(state, *data(trainer, batches(int(state.iteration))))
+
+    evaluate, info, stop = None, None, None
+    if ev["eval_games"] > 0:
+        evaluate, info = make_evaluate(trainer, c, cfg, ev["eval_games"], args.out)
+        if ev["patience"] > 0:
+            stop = lambda evals: stalled(evals, ev["patience"], higher_is_better)
+
+    eval_every = ev["eval_every"] if ev["eval_every"] > 0 else args.iterations
+    state = runner.run(out=args.out, state=state, step=step, config=cfg.to_dict(),
+                       iterations=args.iterations, units_per_iteration=units,
+                       rate_name=f"{units}_per_s", evaluate=evaluate, eval_every=eval_every,
+                       eval_info=info, checkpoint_every=args.checkpoint_every,
+                       progress=not args.no_progress, checkpoints=ckpt,
+                       title=f"{name} {cfg.game}, {cfg.batch_games} games/it",
+                       eval_name=eval_name, stop=stop)
+    ckpt.close()
+    return Run(state, cfg, trainer, c, runner.RunFiles(args.out).read_evals())
