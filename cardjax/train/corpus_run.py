@@ -8,11 +8,25 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-from typing import Callable
+from typing import Any, Callable
+
+import jax
+from flax import struct
 
 from cardjax import corpus as corpora
 from cardjax.cli import non_negative_int
 from cardjax.train import runner
+
+
+@struct.dataclass
+class TrainState:
+    """A corpus trainer's state: the network(s), the optimizer's state, the run's key (dropout,
+    batch draws; folded with the iteration) and the iteration."""
+
+    params: Any
+    opt_state: Any
+    key: jax.Array
+    iteration: jax.Array
 
 
 def parse_args(doc: str, argv, *, out: str, iterations: int, checkpoint_every: int, defaults,

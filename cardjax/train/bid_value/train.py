@@ -12,9 +12,9 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import optax
-from flax import struct
 
 from cardjax.train import corpus_run
+from cardjax.train.corpus_run import TrainState
 from cardjax.train.bid_value import adapter as adapters
 from cardjax.train.runner import DictConfig
 
@@ -45,14 +45,6 @@ class Net(nn.Module):
             x = nn.relu(nn.Dense(self.width)(x))
         out = nn.Dense(2)(x)
         return out[..., 0], out[..., 1]
-
-
-@struct.dataclass
-class TrainState:
-    params: Any
-    opt_state: Any
-    key: jax.Array
-    iteration: jax.Array
 
 
 class Trainer(NamedTuple):

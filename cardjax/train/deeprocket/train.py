@@ -17,12 +17,12 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import optax
-from flax import struct
 
 from cardjax.corpus import replay
 from cardjax.train.deeprocket import adapter as adapters
 from cardjax.train.deeprocket.network import ConvNet
 from cardjax.train import corpus_run
+from cardjax.train.corpus_run import TrainState
 from cardjax.train.runner import DictConfig
 
 NEG = -1e9
@@ -48,14 +48,6 @@ class Config(DictConfig):
     lr: float = 1e-3
     lr_decay: float = 1.0  # multiplied in every decay_steps steps
     decay_steps: int = 10000
-
-
-@struct.dataclass
-class TrainState:
-    params: Any  # {"policy": ..., "kicker": ...}
-    opt_state: Any
-    key: jax.Array
-    iteration: jax.Array
 
 
 class Nets(NamedTuple):

@@ -17,11 +17,11 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import optax
-from flax import struct
 
 from cardjax.corpus import replay
 from cardjax.train.inference import adapter as adapters
 from cardjax.train import corpus_run
+from cardjax.train.corpus_run import TrainState
 from cardjax.train.runner import DictConfig
 
 
@@ -58,14 +58,6 @@ class Net(nn.Module):
             x = nn.Dropout(self.dropout, deterministic=not train)(x)
         x = nn.Dense(self.kinds * self.places)(x)
         return x.reshape(x.shape[:-1] + (self.kinds, self.places))
-
-
-@struct.dataclass
-class TrainState:
-    params: Any
-    opt_state: Any
-    key: jax.Array
-    iteration: jax.Array
 
 
 class Positions(NamedTuple):
