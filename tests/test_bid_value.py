@@ -130,3 +130,18 @@ def test_patience_stops_when_the_best_is_behind():
     assert stalled(evals, 1, higher_is_better=True)  # 0.62 after a best of 0.7
     assert not stalled([{"mean": 0.5}, {"mean": 0.6}], 1, higher_is_better=True)
     assert stalled([{"mean": 0.8}, {"mean": 0.8}], 1, higher_is_better=True)  # a tie is no gain
+
+
+def test_high_raises_the_bid_to_three(bidding, run):
+    """With ``high`` below any expected points and a threshold of 0 every seat bids 3 at once; with
+    the threshold at 1 every seat passes."""
+    s = _auctions(bidding)
+    keys = jax.random.split(jax.random.PRNGKey(0), 24)
+
+    def bids(**kw):
+        p = agents.get(bidding, "bidder", value=run, **kw)
+        return np.asarray(jax.vmap(p.act, in_axes=(None, 0, 0))(p.params, keys, s)) - NUM_MOVES
+
+    assert np.all(bids(threshold=0.0, high=-100.0) == 3)
+    assert np.all(bids(threshold=1.0, high=-100.0) == 0)
+    assert np.all(bids(threshold=0.0) == 1)  # the lowest bid, the auction just opened

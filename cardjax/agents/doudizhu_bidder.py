@@ -1,9 +1,10 @@
 """Dou Dizhu with bidding: a bid module composed with any card player.
 
-``bidder:value=RUN,play=PLAYER,threshold=T`` bids with a bid value network (an
+``bidder:value=RUN,play=PLAYER,threshold=T[,high=H]`` bids with a bid value network (an
 ``experiments/bid_value.py`` run, the DouZero+ approach): when the network's win probability for
 the seat's hand, were it to take the bottom cards, is at least ``threshold`` (default 0.5), the
-seat bids the lowest bid above the current one, else it passes.  Without ``value`` it bids as the
+seat bids the lowest bid above the current one (3 when ``high`` is given and the network's
+expected points at stake 1 reach it), else it passes.  Without ``value`` it bids as the
 rule player (:func:`cardjax.agents.doudizhu_rule.wanted_bid`).  Once the auction is over,
 ``play`` (a baseline name or a run directory; default ``rule``) plays the cards.  So the same card
 player can be given two bid modules and the arena's bidding scheme measures what the bidding
@@ -45,7 +46,8 @@ def with_rule_bids(env, player: Agent) -> Agent:
     return compose(player, rule_bid)
 
 
-def make(env, value: str | None = None, play: str = "rule", threshold: float = 0.5) -> Agent:
+def make(env, value: str | None = None, play: str = "rule", threshold: float = 0.5,
+         high: float | None = None) -> Agent:
     if env.name != "doudizhu" or not getattr(env, "bidding", False):
         raise ValueError("bidder plays Dou Dizhu with bidding: cardjax.make('doudizhu', "
                          "bidding=True) (scripts/arena.py --bidding)")
@@ -66,7 +68,11 @@ def make(env, value: str | None = None, play: str = "rule", threshold: float = 0
         trainer, bid_params = load_run(str(value), env)
 
         def bid(params, state):
-            p_win, _ = trainer.value(params, state._hands[state.current_player].astype(jnp.int32))
-            return jnp.where((p_win >= threshold) & (state.bid < 3), state.bid + 1, 0)
+            p_win, points = trainer.value(params,
+                                          state._hands[state.current_player].astype(jnp.int32))
+            want = state.bid + 1
+            if high is not None:  # a hand worth this many points a game at stake 1 bids 3
+                want = jnp.where(points >= high, 3, want)
+            return jnp.where((p_win >= threshold) & (want <= 3), want, 0)
 
     return compose(player, bid, bid_params, name="bidder")
