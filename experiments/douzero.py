@@ -53,8 +53,11 @@ def parse_args(argv=None):
 
 def make_evaluate(cfg: dmc.Config, params, deals: int, seed: int):
     """``evaluate(state) -> dict`` for the runner: ADP against the rule agent as ``mean``."""
-    env = cardjax.make("doudizhu")  # ADP scoring whatever the training reward
+    bidding = bool(cfg.options.bidding)
+    env = cardjax.make("doudizhu", bidding=bidding)  # ADP scoring whatever the training reward
     player = dmc_agent.agent_from_params(env, params, cfg)
+    keys = ("mean", "stderr", "games", "wp_a_landlord", "wp_b_landlord", "adp_a") + (
+        ("landlord_share_a", "void_rate") if bidding else ("adp_a_landlord", "adp_a_peasants"))
     opponents = {name: agents.get(env, name) for name in ("rule", "random")}
 
     def evaluate(state):
@@ -63,12 +66,11 @@ def make_evaluate(cfg: dmc.Config, params, deals: int, seed: int):
         for name, opp in opponents.items():
             r = arena.duplicate_match(env, me, opp, deals=deals, seed=seed,
                                       batch=min(deals, 64), progress=False)
-            out[f"vs_{name}"] = {k: r[k] for k in (
-                "mean", "stderr", "games", "wp_a_landlord", "wp_b_landlord", "adp_a",
-                "adp_a_landlord", "adp_a_peasants")}
-            # WP as landlord; WP as peasants = 1 - the opponent's landlord WP
+            out[f"vs_{name}"] = {k: r[k] for k in keys}
+            # WP as landlord; WP as peasants = 1 - the opponent's landlord WP (None: never)
             out[f"wp_landlord_vs_{name}"] = r["wp_a_landlord"]
-            out[f"wp_peasants_vs_{name}"] = 1.0 - r["wp_b_landlord"]
+            out[f"wp_peasants_vs_{name}"] = (None if r["wp_b_landlord"] is None
+                                             else 1.0 - r["wp_b_landlord"])
             out[f"adp_vs_{name}"] = r["mean"]
         return {"mean": out["vs_rule"]["mean"], "stderr": out["vs_rule"]["stderr"],
                 "opponent": "rule", **out}
@@ -77,7 +79,8 @@ def make_evaluate(cfg: dmc.Config, params, deals: int, seed: int):
         env, player._replace(params=jax.device_get(state.params)), opponents.values(), deals,
         seed, min(deals, 64))
     info = {"opponents": list(opponents), "main_opponent": "rule", "deals": deals,
-            "seed": seed, "scoring": "adp", "play": "greedy"}
+            "seed": seed, "scoring": "adp", "play": "greedy",
+            "scheme": "seat subsets (bidding)" if bidding else "role swap"}
     return evaluate, info
 
 

@@ -19,7 +19,7 @@ import pytest
 import cardjax
 from cardjax.agents import dmc as dmc_agent
 from cardjax.eval import arena
-from cardjax.games.doudizhu import OBS_SIZE
+from cardjax.games.doudizhu import NUM_MOVES, OBS_SIZE
 from cardjax.train import dmc
 from conftest import (assert_refuses_to_mix, assert_same_run, assert_update_lowers_loss,
                       load_script, read_metrics, restore_newest, straight_and_resumed)
@@ -327,11 +327,11 @@ def test_configs_saved_before_the_adapters_load():
     """A Dou Dizhu run's saved config drops the Tractor options it carried at their defaults; a
     Tractor run's keeps them as the adapter's options; both save back the keys they own."""
     ddz = dmc.Config.from_dict(SAVED_BEFORE_ADAPTERS["doudizhu"])
-    assert ddz.options is None and ddz.steps == 156 and ddz.lstm == 16
+    assert not ddz.options.bidding and ddz.steps == 156 and ddz.lstm == 16
     tractor_keys = ("point_reward", "throw_penalty", "encoding", "trick_facts")
     later = {"init_from": "", "prior_iterations": 0, "prior_share": 0.25}  # keys added since
     assert ddz.to_dict() == {**{k: v for k, v in SAVED_BEFORE_ADAPTERS["doudizhu"].items()
-                                if k not in tractor_keys}, **later}
+                                if k not in tractor_keys}, **later, "bidding": False}
     trc = dmc.Config.from_dict(SAVED_BEFORE_ADAPTERS["tractor"])
     assert (trc.options.point_reward, trc.options.encoding, trc.options.trick_facts) == \
         (0.01, "dynamic", True)
@@ -427,5 +427,46 @@ def test_a_run_sits_at_an_auction_table_with_rule_bids(runs):
     r = arena.duplicate_match(env, player, cardjax.agents.get(env, "rule"), deals=3,
                               progress=False, per_deal=True)
     assert r["games"] == 18 and np.isfinite(r["mean"]) and r["void_rate"] < 1.0
-    with pytest.raises(ValueError, match="fixed landlord"):
+    with pytest.raises(ValueError, match="cannot train in"):
         dmc.make_train(dmc.Config.from_dict({**douzero.TRAIN_DEFAULTS, **TINY}), env=env)
+
+
+@pytest.fixture(scope="module")
+def bidding_runs(tmp_path_factory):
+    """The whole game (--bidding true): 3 iterations straight, and 2 + --resume to 3."""
+    return straight_and_resumed(douzero.main, TINY_FLAGS + ["--bidding", "true"],
+                                tmp_path_factory.mktemp("dmc_bidding"))
+
+
+def test_bidding_runs_resume_exactly_and_bid_with_a_fourth_network(bidding_runs):
+    pa, cfg = assert_same_run(*bidding_runs, dmc_agent.load_params, TIMING)
+    assert cfg.options.bidding and cfg.num_roles == 4
+    assert jax.tree_util.tree_leaves(pa)[0].shape[0] == 4
+    for r in read_metrics(bidding_runs[0]):
+        assert r["decisions_bidder"] >= 4  # every deal opens with at least one bid decision
+        assert r["decisions"] == sum(r[f"decisions_{n}"] for n in
+                                     ("landlord", "landlord_down", "landlord_up", "bidder"))
+    # loaded for a table with an auction, the run bids itself (no rule bids wrapped around it)
+    env = cardjax.make("doudizhu", bidding=True)
+    player = cardjax.agents.load(env, bidding_runs[0])
+    s = env.init(jax.random.PRNGKey(0))
+    assert player.name == "douzero" and bool(s.bidding)
+    assert int(player.act(player.params, jax.random.PRNGKey(0), s)) >= NUM_MOVES
+
+
+def test_the_bidder_reads_no_other_seat_s_cards():
+    from cardjax.train.dmc.adapters import doudizhu as adapter
+
+    cfg = dmc.Config.from_dict({**douzero.TRAIN_DEFAULTS, **TINY, "bidding": True})
+    game = adapter.make_game(cfg)
+    s = jax.vmap(game.env.init)(jax.random.split(jax.random.PRNGKey(2), 8))
+    seat = np.asarray(s.current_player)
+    hands = np.asarray(s._hands)
+    rows = np.arange(8)
+    nxt, prv = (seat + 1) % 3, (seat + 2) % 3
+    swapped = hands.copy()
+    swapped[rows, nxt], swapped[rows, prv] = hands[rows, prv], hands[rows, nxt]
+    t = s.replace(_hands=jnp.asarray(swapped), _bottom=jnp.roll(s._bottom, 1, axis=0))
+    f = jax.vmap(game.features)
+    np.testing.assert_array_equal(np.asarray(f(s)), np.asarray(f(t)))
+    assert np.all(np.asarray(jax.vmap(game.role)(s)) == 3)

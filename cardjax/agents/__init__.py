@@ -42,7 +42,10 @@ def load(env, spec: str, **options) -> Agent:
         from cardjax.agents import deeprocket, dmc, doudizhu_bidder, scrofazero
 
         if dmc.is_run(spec):  # a run of cardjax.train.dmc (its config says so)
-            return doudizhu_bidder.with_rule_bids(env, dmc.load(env, spec, **options))
+            player = dmc.load(env, spec, **options)
+            if dmc.saved_config(spec).get("bidding", False):
+                return player  # it learned to bid
+            return doudizhu_bidder.with_rule_bids(env, player)
         if deeprocket.is_run(spec):
             return doudizhu_bidder.with_rule_bids(env, deeprocket.load(env, spec, **options))
         return scrofazero.load(env, spec, **options)

@@ -54,6 +54,7 @@ class Game(NamedTuple):
     final_reward: Callable | None = None
     pre_round: tuple = ()
     action_rows: Callable | None = None
+    trainable: bool = True  # False: a game built to play in an env its config was not trained for
 
     @property
     def num_roles(self) -> int:
@@ -79,7 +80,9 @@ class Adapter:
     ``make_game(cfg, env=None) -> Game``: the game for a config (``env``: an env to use instead
     of the one the config describes); ``ticks`` / ``oracle``: the game marks trick ends (so
     ``discount="trick"`` and ``target="trick"`` apply) / has an oracle view (oracle guiding);
-    ``unused``: trainer fields that mean nothing for this game (their flags are not offered).
+    ``unused``: trainer fields that mean nothing for this game (their flags are not offered);
+    ``roles(options) -> tuple``: the role names under these options, where an option changes them
+    (None: ``role_names``).
     """
 
     game: str
@@ -91,6 +94,10 @@ class Adapter:
     ticks: bool = False
     oracle: bool = False
     unused: tuple = ()
+    roles: Callable | None = None
+
+    def role_names_for(self, options) -> tuple:
+        return self.role_names if self.roles is None else self.roles(options)
 
     def option_names(self) -> tuple:
         if self.options is None:

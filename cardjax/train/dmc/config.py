@@ -136,7 +136,7 @@ class Config(DictConfig):
 
     @property
     def num_roles(self) -> int:
-        return len(adapters.get(self.game).role_names)
+        return len(adapters.get(self.game).role_names_for(self.options))
 
     @property
     def steps(self) -> int:

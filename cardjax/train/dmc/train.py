@@ -41,8 +41,9 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
     """``Train`` for DMC on ``cfg.game`` (``env``: an env to use instead of the config's); the
     games, and the replay buffer's game axis, are split over ``mesh``'s ``data`` axis."""
     game = make_game(cfg, env)
-    if getattr(game.env, "bidding", False):
-        raise ValueError("DMC trains with a fixed landlord: make the env without bidding")
+    if not game.trainable:
+        raise ValueError(f"this {cfg.game} config cannot train in {game.env!r} (the env has rules "
+                         "the config was not made for: play it, or train a config made for them)")
     if mesh is not None and cfg.num_envs % mesh.devices.size:
         raise ValueError(f"num_envs={cfg.num_envs} must be a multiple of the "
                          f"{mesh.devices.size} devices")
