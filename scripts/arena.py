@@ -134,10 +134,13 @@ def summary_line(args, r: dict) -> str:
     if "wpg" in r:
         line += f"  (WPG {r['wpg']:+.1f})"
     if "void_rate" in r:
-        pct = lambda x: "-" if x is None else f"{x:.3f}"
+        def pct(key):
+            x, e = r[key], r.get(key + "_stderr")
+            return "-" if x is None else f"{x:.3f}" + ("" if e is None else f" +- {e:.3f}")
+
         line += (f"\n  with bidding: {args.a} takes the landlord seat in "
-                 f"{pct(r['landlord_share_a'])} of played deals (0.5 between equals), wins as "
-                 f"landlord {pct(r['wp_a_landlord'])} ({args.b}: {pct(r['wp_b_landlord'])}); "
+                 f"{pct('landlord_share_a')} of played deals (0.5 between equals), wins as "
+                 f"landlord {pct('wp_a_landlord')} ({args.b}: {pct('wp_b_landlord')}); "
                  f"ADP of {args.a}: {r['adp_a']:+.3f} per game (one seat "
                  f"{r['adp_a_one_seat']:+.3f}, two seats {r['adp_a_two_seats']:+.3f}); void deals "
                  f"{r['void_rate']:.3f}")

@@ -211,6 +211,9 @@ def test_bidding_figures_follow_the_games(bidding):
     a_lord, void = np.asarray(out["a_landlord"]), np.asarray(out["void"])
     assert not np.any(a_lord & void)
     assert r["landlord_share_a"] == pytest.approx(a_lord[~void].mean())
+    n = (~void).sum()
+    assert r["landlord_share_a_stderr"] == pytest.approx(
+        np.sqrt(r["landlord_share_a"] * (1 - r["landlord_share_a"]) / n))
 
 
 def test_cli_bidding(capsys):

@@ -121,6 +121,13 @@ def _bidding_summary(env, scores, a, b, void, a_landlord):
     def rate(hit, of):
         return float(hit[of].mean()) if of.any() else None
 
+    def se(hit, of):  # binomial over the games counted (a deal's six games are not independent)
+        n = int(of.sum())
+        if n < 2:
+            return None
+        p = float(hit[of].mean())
+        return float(np.sqrt(p * (1 - p) / n))
+
     return {
         "adp_a": float(scores.mean()),
         "adp_a_one_seat": float(scores[:3].mean()),
@@ -130,6 +137,9 @@ def _bidding_summary(env, scores, a, b, void, a_landlord):
         "landlord_share_a": rate(a_landlord, played),
         "wp_a_landlord": rate(landlord_won, a_landlord),
         "wp_b_landlord": rate(landlord_won, b_landlord),
+        "landlord_share_a_stderr": se(a_landlord, played),
+        "wp_a_landlord_stderr": se(landlord_won, a_landlord),
+        "wp_b_landlord_stderr": se(landlord_won, b_landlord),
     }
 
 
@@ -384,7 +394,8 @@ def duplicate_match(env, a: Agent, b: Agent, deals: int, seed: int = 0, batch: i
     ``adp_a`` (A's points per game over both roles; = ``mean``), ``adp_a_landlord``,
     ``adp_a_peasants``; Dou Dizhu with bidding ``adp_a`` (= ``mean``, A's seats' points per game),
     ``adp_a_one_seat``, ``adp_a_two_seats``, ``void_rate``, ``landlord_share_a`` (how often A's
-    player took the landlord seat, 0.5 between equals), ``wp_a_landlord``, ``wp_b_landlord``;
+    player took the landlord seat, 0.5 between equals), ``wp_a_landlord``, ``wp_b_landlord``
+    (each with a binomial ``_stderr``);
     Mini Dou Di Zhu ``wp_a`` (A's win rate), ``wp_a_first``, ``wp_b_first``;
     Tractor (``mean``: A's level reward per hand) ``win_rate``, ``level_up_rate``,
     ``leveling_rate``, ``aapd``, ``a_attack_points``, ``b_attack_points``, ``levels_a``,
