@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """Train a bid value network on a Dou Dizhu corpus (the DouZero+ approach to bidding).
 
-    python scripts/make_corpus.py --game doudizhu --players rule --games 50000 --out corpora/ddz_rule
+    python scripts/make_corpus.py --game doudizhu --players rule --games 50000 \
+        --out corpora/ddz_rule
     python experiments/bid_value.py --corpus corpora/ddz_rule --out runs/bid_rule
     python scripts/arena.py --game doudizhu --bidding --a bidder:value=runs/bid_rule,play=rule \\
         --b rule --deals 1000

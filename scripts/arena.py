@@ -168,10 +168,7 @@ def main(argv=None) -> dict:
     play = dict(worlds=args.worlds, sampling=args.sampling, iec=args.iec, b=args.play_b)
 
     def agent(spec):
-        name, settings = agents.parse_spec(spec)
         try:
-            if name in agents.baselines(args.game):
-                return agents.get(env, name, **settings)
             return agents.load(env, spec, **play)
         except ValueError as e:
             raise SystemExit(f"error: {e}") from None

@@ -184,7 +184,7 @@ def from_records(args) -> dict:
     except corpus.CorpusError as e:
         raise SystemExit(f"error: {e}") from None
     limit = args.games or float("inf")
-    start, t0, step = writer.next_deal, time.perf_counter(), None
+    start, t0 = writer.next_deal, time.perf_counter()
     bar = tqdm(initial=start, unit="record", file=sys.stderr, disable=args.no_progress,
                desc="doudizhu: records")
     states, actions, n = [], [], 0
@@ -194,10 +194,8 @@ def from_records(args) -> dict:
         n += 1
         if n <= start:
             continue  # written before (--resume)
-        try:
-            if step is None:
-                step = doudizhu_records._jitted_step(env)
-            seen, acts = doudizhu_records.replay_actions(record, env, step)
+        try:  # checked move by move (one jitted step, cached per env)
+            seen, acts = doudizhu_records.replay_actions(record, env)
         except ValueError as e:
             raise SystemExit(f"error: --records: {name}: {e}") from None
         states.append(seen[0])
@@ -219,10 +217,7 @@ def _write(writer, env, states, actions, seed):
 
 
 def _agent(env, spec: str):
-    name, settings = agents.parse_spec(spec)
     try:
-        if name in agents.baselines(env.name):
-            return agents.get(env, name, **settings)
         return agents.load(env, spec)
     except ValueError as e:
         raise SystemExit(f"error: --players: {e}") from None

@@ -92,7 +92,8 @@ def test_the_bidder_reads_its_own_hand_only(bidding, run):
     others = [(seat + 1) % 3, (seat + 2) % 3]
     swapped = hands.copy()
     rows = np.arange(seat.size)
-    swapped[rows, others[0]], swapped[rows, others[1]] = hands[rows, others[1]], hands[rows, others[0]]
+    swapped[rows, others[0]] = hands[rows, others[1]]
+    swapped[rows, others[1]] = hands[rows, others[0]]
     t = s.replace(_hands=jnp.asarray(swapped), _bottom=jnp.roll(s._bottom, 1, axis=0))
     act = jax.jit(jax.vmap(bidder.act, in_axes=(None, 0, 0)))
     keys = jax.random.split(jax.random.PRNGKey(0), seat.size)

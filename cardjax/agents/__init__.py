@@ -32,7 +32,9 @@ def baselines(game: str) -> list[str]:
 
 
 def load(env, spec: str, **options) -> Agent:
-    """A baseline by name, or a trained player from a training run directory (a path)."""
+    """The player a command-line word names: a baseline, with its settings after a colon
+    (``"ismcts:iterations=300"``), or a trained player from a training run directory (a path;
+    ``options`` go to its loader)."""
     import os
 
     if os.path.sep in spec or os.path.isdir(spec):
@@ -49,7 +51,8 @@ def load(env, spec: str, **options) -> Agent:
         if deeprocket.is_run(spec):
             return doudizhu_bidder.with_rule_bids(env, deeprocket.load(env, spec, **options))
         return scrofazero.load(env, spec, **options)
-    return get(env, spec)
+    name, settings = parse_spec(spec)
+    return get(env, name, **settings)
 
 
 def load_value(env, path: str):

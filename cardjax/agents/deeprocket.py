@@ -19,22 +19,19 @@ import jax
 
 from cardjax.core import Agent
 
-_SEARCH_OPTIONS = {"worlds", "sampling", "iec", "b"}  # passed by scripts/arena.py to every loader
+def _config(path: str) -> dict:
+    from cardjax.train import corpus_run
 
-
-def _config(path: str) -> dict | None:
-    from cardjax.train import runner
-
-    try:
-        return runner.readable_config(path)[1]
-    except (SystemExit, ValueError, FileNotFoundError, OSError):
-        return None
+    return corpus_run.saved_config(path, "deeprocket")
 
 
 def is_run(path: str) -> bool:
     """True when ``path`` is a run directory of the DeepRocket trainer."""
-    cfg = _config(path)
-    return cfg is not None and cfg.get("algorithm") == "deeprocket"
+    try:
+        _config(path)
+    except ValueError:
+        return False
+    return True
 
 
 def load_params(env, path: str, iteration: int | None = None):
@@ -44,10 +41,7 @@ def load_params(env, path: str, iteration: int | None = None):
     from cardjax.train.checkpoint import Checkpoints, find_run
     from cardjax.train.deeprocket import Config, cached_trainer
 
-    saved = _config(path)
-    if saved is None or saved.get("algorithm") != "deeprocket":
-        raise ValueError(f"{path}: not a DeepRocket run directory")
-    cfg = Config.from_dict(saved)
+    cfg = Config.from_dict(_config(path))
     if env.name != cfg.game:
         raise ValueError(f"a {cfg.game} DeepRocket run cannot play {env.name}")
     trainer = cached_trainer(cfg, env)
@@ -77,7 +71,9 @@ def agent_from_params(env, params, cfg, name: str = "deeprocket") -> Agent:
 def load(env, path: str, iteration: int | None = None, name: str = "deeprocket", **options):
     """The DeepRocket player of the run at ``path``.  The search players' options that
     ``scripts/arena.py`` passes to every loader are accepted and ignored; others are an error."""
-    unknown = set(options) - _SEARCH_OPTIONS
+    from cardjax.agents.dmc import ARENA_OPTIONS
+
+    unknown = set(options) - ARENA_OPTIONS
     if unknown:
         raise ValueError(f"unknown options {sorted(unknown)} for a DeepRocket player; known: "
                          "iteration, name")

@@ -34,7 +34,7 @@ from cardjax.train.dmc.state import init_state
 
 # Options of the search players that scripts/arena.py passes to every loader; a greedy DMC player
 # has no use for them.
-_SEARCH_OPTIONS = {"worlds", "sampling", "iec", "b"}
+ARENA_OPTIONS = {"worlds", "sampling", "iec", "b"}
 # the players' default names
 NAMES = {"doudizhu": "douzero", "gongzhu": "gongzhu_dmc", "tractor": "shengji"}
 
@@ -147,7 +147,7 @@ def load(env, path: str, iteration: int | None = None, name: str | None = None,
     ``options``: the search players' options (``worlds``, ``sampling``, ``iec``, ``b``, passed
     by ``scripts/arena.py`` to every loader) are accepted and ignored; others are an error.
     """
-    unknown = set(options) - _SEARCH_OPTIONS
+    unknown = set(options) - ARENA_OPTIONS
     if unknown:
         raise ValueError(f"unknown options {sorted(unknown)} for a DMC player; known: "
                          "iteration, name, k")

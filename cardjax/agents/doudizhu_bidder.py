@@ -20,11 +20,10 @@ from cardjax.games.doudizhu import NUM_MOVES
 
 
 def rule_bid(params, state):
-    """The rule player's bid (0 = pass) for the seat to act (:func:`doudizhu_rule.wanted_bid`)."""
+    """The rule player's bid (0 = pass) for the seat to act (:func:`doudizhu_rule.bid`)."""
     from cardjax.agents import doudizhu_rule
 
-    want = doudizhu_rule.wanted_bid(state._hands[state.current_player])
-    return jnp.where(want > state.bid, want, 0)
+    return doudizhu_rule.bid(state)
 
 
 def compose(player: Agent, bid, bid_params=None, name: str | None = None) -> Agent:
@@ -55,9 +54,7 @@ def make(env, value: str | None = None, play: str = "rule", threshold: float = 0
         raise ValueError(f"threshold is a win probability in [0, 1], got {threshold}")
     from cardjax import agents
 
-    name, settings = agents.parse_spec(str(play))
-    player = (agents.get(env, name, **settings) if name in agents.baselines(env.name)
-              else agents.load(env, str(play)))
+    player = agents.load(env, str(play))
     if player.name == "bidder":
         raise ValueError("play must be a card player, not another bidder")
     if value is None:

@@ -124,6 +124,13 @@ def wanted_bid(hand) -> jax.Array:
     return jnp.where(p >= 5, 3, jnp.where(p == 4, 2, jnp.where(p == 3, 1, 0))).astype(jnp.int32)
 
 
+def bid(state) -> jax.Array:
+    """int32 0..3: the rule player's bid for the seat to act, 0 = pass (the bid its hand is worth
+    when that is above the current one)."""
+    want = wanted_bid(state._hands[state.current_player])
+    return jnp.where(want > state.bid, want, 0).astype(jnp.int32)
+
+
 def _act(env, rlcard_partner_quirk, params, key, state):
     del params
     s = state
@@ -145,9 +152,7 @@ def _act(env, rlcard_partner_quirk, params, key, state):
     ok = env.is_legal(s, jnp.clip(a, 0, env.num_actions - 1))
     a = jnp.where(ok, a, env.random_action(k_fallback, s))
     if env.bidding:
-        want = wanted_bid(hand)
-        bid = NUM_ACTIONS + jnp.where(want > s.bid, want, 0)
-        a = jnp.where(s.bidding, bid, a)
+        a = jnp.where(s.bidding, NUM_ACTIONS + bid(s), a)
     return a.astype(jnp.int32)
 
 

@@ -13,5 +13,6 @@ from cardjax.corpus.store import (
     state_fields,
 )
 
-__all__ = ["Corpus", "CorpusError", "CorpusWriter", "Games", "SPLITS", "VERSION", "deal_keys", "games_from_actions",
-           "make_recorder", "open_with_env", "record_games", "replay", "split_of", "state_fields"]
+__all__ = ["Corpus", "CorpusError", "CorpusWriter", "Games", "SPLITS", "VERSION", "deal_keys",
+           "games_from_actions", "make_recorder", "open_with_env", "record_games", "replay",
+           "split_of", "state_fields"]

@@ -101,7 +101,8 @@ def replay(env, states, actions, at=None):
     batch): ``(final states, summed rewards float[B, P], seen)``.  With ``at(states, actions) ->
     pytree`` (batched: every game's position and the action played from it, e.g. a trainer's
     features and targets), ``seen`` is ``(what at returned before each action, leading axes [T,
-    B]; live bool[T, B]: an action was played there)``; else None.  A recorded game's check and its trainers' source of every state."""
+    B]; live bool[T, B]: an action was played there)``; else None.  A recorded game's check and
+    its trainers' source of every state."""
 
     def body(c, a_t):
         s, total = c

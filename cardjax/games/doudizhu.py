@@ -30,8 +30,9 @@ State fields beyond the contract (public unless ``_``-prefixed): ``landlord``; `
 rank counts played; ``cards_left[seat]``; ``bottom`` (zeros until revealed) and ``_bottom``;
 ``to_beat`` action id of the move to beat (-1 when leading) and ``to_beat_seat``; ``passes`` in a
 row; ``bombs`` bombs and rockets played; ``history`` / ``history_seat`` the last 18 moves (oldest
-first, -1 = none: DeepRocket's six rounds; ``observe`` reads the last 15); ``landlord_moves`` / ``peasant_moves`` non-pass moves made; ``bidding``
-(auction running), ``bid``, ``bid_seat``, ``bids_made``; ``_hands[seat]`` rank counts held.
+first, -1 = none: DeepRocket's six rounds; ``observe`` reads the last 15); ``landlord_moves`` /
+``peasant_moves`` non-pass moves made; ``bidding`` (auction running), ``bid``, ``bid_seat``,
+``bids_made``; ``_hands[seat]`` rank counts held.
 """
 
 from __future__ import annotations

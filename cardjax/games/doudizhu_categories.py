@@ -47,7 +47,8 @@ def _build():
     n_main = np.where(np.isin(t, (mv.PLANE_SOLO, mv.PLANE_PAIR)),
                       (mv.LENGTH.astype(np.int32)) // np.where(kind == 1, 4, 5), 1)
     ranks = np.arange(mv.NUM_RANKS)
-    in_main = (ranks[None, :] >= main_rank[:, None]) & (ranks[None, :] < (main_rank + n_main)[:, None])
+    in_main = ((ranks[None, :] >= main_rank[:, None])
+               & (ranks[None, :] < (main_rank + n_main)[:, None]))
     counts = mv.COUNTS.astype(np.int32)
     main = np.where(kind[:, None] > 0, np.where(in_main, per_rank[:, None], 0), counts)
     kickers = counts - main

@@ -157,7 +157,8 @@ def make_trainer(cfg: Config, env) -> Trainer:
         kn = jnp.maximum(jnp.sum(kw), 1.0)
         policy_loss, kicker_loss = jnp.sum(w * ce) / n, jnp.sum(kw * kce) / kn
         return policy_loss + kicker_loss, {
-            "loss": policy_loss + kicker_loss, "policy_loss": policy_loss, "kicker_loss": kicker_loss,
+            "loss": policy_loss + kicker_loss, "policy_loss": policy_loss,
+            "kicker_loss": kicker_loss,
             "policy_accuracy": jnp.sum(w * right) / n, "kicker_accuracy": jnp.sum(kw * kright) / kn,
             "decisions": jnp.sum(w), "kickers": jnp.sum(kw)}
 

@@ -1,1 +1,2 @@
-"""Games with an auction the bid value trainer can learn (one module each, exporting ``ADAPTER``)."""
+"""Games with an auction the bid value trainer can learn (one module each, exporting
+``ADAPTER``)."""

@@ -227,6 +227,7 @@ ADAPTER = Adapter(
     num_extras=EXTRAS, role=role, role_names=ROLES, num_categories=cat.NUM_CATEGORIES,
     category=category, category_mask=category_mask, kicker_planes=kicker_planes,
     kicker_shape=(R, KICKER_ROWS, KICKER_PLANES), num_kicker_outputs=KICKER_OUT,
-    max_kickers=MAX_KICKERS, kicker_choice_shape=(R,), num_kickers=num_kickers, kicker_targets=kicker_targets,
+    max_kickers=MAX_KICKERS, kicker_choice_shape=(R,),
+    num_kickers=num_kickers, kicker_targets=kicker_targets,
     kicker_mask=kicker_mask, add_kicker=add_kicker, action_of=action_of,
     category_name=cat.category_str, is_move=lambda env, s: ~s.bidding)
