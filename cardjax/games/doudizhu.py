@@ -126,6 +126,15 @@ def _legal_words(s: State) -> Array:
     return jnp.where(s.terminated, legal_words.full(s.num_actions, NUM_WORDS), words)
 
 
+ROLES = ("landlord", "landlord_down", "landlord_up")
+
+
+def role(state: State, seat) -> Array:
+    """int32: ``seat``'s role, an index of :data:`ROLES`: 0 the landlord, 1 the peasant after it,
+    2 the peasant before it (while the auction runs, as if seat 0 were the landlord)."""
+    return ((seat - jnp.maximum(state.landlord, 0)) % NUM_PLAYERS).astype(jnp.int32)
+
+
 def planes(counts: Array) -> Array:
     """bool[..., 60]: for each rank, whether the count reaches 1, 2, 3, 4 (rank-major)."""
     return (counts[..., :, None] > jnp.arange(4)).reshape(counts.shape[:-1] + (PLANES,))

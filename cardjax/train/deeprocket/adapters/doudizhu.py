@@ -54,7 +54,7 @@ ROWS = 4 + len(cat.TABLE3)  # 19
 KICKER_ROWS, KICKER_PLANES = 9, 3
 KICKER_OUT = R + 13  # 28
 MAX_KICKERS = int(cat.NUM_KICKERS.max())  # 5
-ROLES = ("landlord", "landlord_down", "landlord_up")
+ROLES = doudizhu.ROLES
 EXTRAS = 3 + 3 * 21
 
 _TYPE_ROW = np.zeros(len(mv.TYPE_NAMES), np.int32)
@@ -99,7 +99,7 @@ def unseen(s, seat):
 
 
 def role(env, s, seat):
-    return ((seat - jnp.maximum(s.landlord, 0)) % 3).astype(jnp.int32)
+    return doudizhu.role(s, seat)
 
 
 def planes(env, s, seat):

@@ -26,7 +26,7 @@ from cardjax.cli import boolean
 from cardjax.games import doudizhu
 from cardjax.train.dmc.adapter import Adapter, Game
 
-ROLE_NAMES = ("landlord", "landlord_down", "landlord_up")
+ROLE_NAMES = doudizhu.ROLES
 BIDDER = ROLE_NAMES + ("bidder",)
 
 
@@ -66,10 +66,8 @@ def make_game(cfg, env=None) -> Game:
     if not bidding:
         # With an auction in the env (a player at such a table) the Q networks play the cards
         # after it; the candidates are the card moves only (the table's rows), never the bids.
-        def role(state):
-            return ((state.current_player - state.landlord) % 3).astype(jnp.int32)
-
-        return Game(env, ROLE_NAMES, lambda s: env.observe(s, s.current_player) > 0.5, role,
+        return Game(env, ROLE_NAMES, lambda s: env.observe(s, s.current_player) > 0.5,
+                    lambda s: doudizhu.role(s, s.current_player),
                     table, history, outcome, trainable=not getattr(env, "bidding", False))
     if not getattr(env, "bidding", False):
         raise ValueError("a config trained with bidding needs an env with its auction: "
@@ -84,8 +82,7 @@ def make_game(cfg, env=None) -> Game:
         return jnp.concatenate([_auction(state).astype(bool), obs])
 
     def role(state):
-        return jnp.where(state.bidding, 3,
-                         (state.current_player - state.landlord) % 3).astype(jnp.int32)
+        return jnp.where(state.bidding, 3, doudizhu.role(state, state.current_player))
 
     return Game(env, BIDDER, features, role, table, history, outcome, lockstep=False)
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from cardjax.games import doudizhu
 from cardjax.train.inference.adapter import Adapter
 
-ROLES = ("landlord", "landlord_down", "landlord_up")
+ROLES = doudizhu.ROLES
 
 
 def features(env, state, seat):
@@ -22,5 +23,4 @@ def features(env, state, seat):
 ADAPTER = Adapter(game="doudizhu", features=features,
                   stage=lambda env, s: jnp.minimum(s.step_count // 10, 9).astype(jnp.int32),
                   stages=10, stage_name="move / 10",
-                  role=lambda env, s, seat: ((seat - jnp.maximum(s.landlord, 0)) % 3).astype(
-                      jnp.int32), role_names=ROLES)
+                  role=lambda env, s, seat: doudizhu.role(s, seat), role_names=ROLES)
