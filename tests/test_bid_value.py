@@ -115,6 +115,8 @@ def test_a_bidder_sits_in_the_bidding_arena(bidding, run):
     r = arena.duplicate_match(bidding, bidder, agents.get(bidding, "random"), deals=4,
                               progress=False)
     assert r["games"] == 24 and r["mean"] > 0  # rule card play beats random
+    assert os.path.sep in run  # a player word with a path among its settings is no run dir
+    assert agents.load(bidding, f"bidder:value={run},play=rule").name == "bidder"
     with pytest.raises(ValueError, match="bidding=True"):
         agents.get(cardjax.make("doudizhu"), "bidder")
     with pytest.raises(ValueError, match="threshold"):
@@ -146,3 +148,65 @@ def test_high_raises_the_bid_to_three(bidding, run):
     assert np.all(bids(threshold=0.0, high=-100.0) == 3)
     assert np.all(bids(threshold=1.0, high=-100.0) == 0)
     assert np.all(bids(threshold=0.0) == 1)  # the lowest bid, the auction just opened
+
+
+# ------------------------------------------------------------ bidding by hand strength
+def _rlcard_leads(hand: str) -> int:
+    """How many leads RLCard's rule agent needs to play ``hand`` out alone."""
+    from rlcard.models.doudizhu_rule_models import DouDizhuRuleAgentV1
+
+    agent, n = DouDizhuRuleAgentV1(), 0
+    while hand:
+        for card in agent.step({"raw_obs": {"trace": [], "current_hand": hand}}):
+            hand = hand.replace(card, "", 1)
+        n += 1
+    return n
+
+
+def test_the_hands_split_is_rlcards_leads_played_out():
+    """The split behind the tidiness equals RLCard's rule agent leading again and again until the
+    hand is empty, on random hands of 5 to 20 cards; worked examples of the whole strength."""
+    from cardjax.agents import doudizhu_bidder as bidder
+    from cardjax.games import doudizhu_moves as m
+
+    deck = np.array(list("".join(r * 4 for r in m.RANKS[:13]) + "BR"))
+    rng = np.random.default_rng(0)
+    split = jax.jit(bidder.split)
+    for n in rng.choice([5, 10, 17, 20], 120):
+        hand = "".join(sorted(rng.choice(deck, n, replace=False), key=m.RANK_INDEX.get))
+        assert int(split(m.hand_counts(hand))[0]) == _rlcard_leads(hand), hand
+    cases = {  # hand: (control, sets)
+        "33345678999TJQKA2": (3, 4),  # 333 45678 999 TJQKA 2; two trios carry the 2
+        "3456789TJQKA22BR": (12, 3),  # rocket, the chain 3..A, the pair of 2s
+        "33344455566677788": (0, 1),  # a plane of five trios carries the 88
+        "3333444455556666B": (15, 5),  # four bombs and the black joker
+    }
+    for hand, (control, sets) in cases.items():
+        c = m.hand_counts(hand)
+        assert (int(bidder.control(c)), int(bidder.sets(c))) == (control, sets), hand
+        assert int(bidder.strength(c)) == control - sets
+
+
+def test_strength_bids_by_its_cutoff(bidding):
+    """``strength=C`` wants 1 from C, 2 from C + 2, 3 from C + 4, bids it only above the current
+    bid, reads its own hand only, and cannot be combined with a value network."""
+    from cardjax.agents import doudizhu_bidder as bidder
+
+    s = _auctions(bidding, 64)
+    seat = np.asarray(s.current_player)
+    own = np.asarray(jax.vmap(bidder.strength)(s._hands[np.arange(64), seat]))
+    keys = jax.random.split(jax.random.PRNGKey(0), 64)
+    for cutoff in (-3, 0):
+        p = agents.get(bidding, "bidder", strength=cutoff)
+        got = np.asarray(jax.vmap(p.act, in_axes=(None, 0, 0))(p.params, keys, s)) - NUM_MOVES
+        want = (own >= cutoff).astype(int) + (own >= cutoff + 2) + (own >= cutoff + 4)
+        np.testing.assert_array_equal(got, np.where(want > np.asarray(s.bid), want, 0))
+        assert len(set(got.tolist())) > 1
+    raised = s.replace(bid=jnp.full_like(s.bid, 2))
+    p = agents.get(bidding, "bidder", strength=-100)  # wants 3 with any hand
+    got = np.asarray(jax.vmap(p.act, in_axes=(None, 0, 0))(p.params, keys, raised)) - NUM_MOVES
+    assert np.all(got == 3)
+    with pytest.raises(ValueError, match="not both"):
+        agents.get(bidding, "bidder", strength=0, value="x")
+    with pytest.raises(ValueError, match="no setting 'cutoff'"):
+        agents.get(bidding, "bidder", cutoff=0)
