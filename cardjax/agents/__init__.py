@@ -23,6 +23,9 @@ _BASELINES = {
     ("*", "det_uct"): "cardjax.agents.search:make_det_uct",
     ("*", "ismcts"): "cardjax.agents.search:make_ismcts",
     ("*", "pimc"): "cardjax.agents.pimc:make",
+    ("gongzhu", "scrofazero-pretrained"): "cardjax.agents.pretrained:scrofazero",
+    ("doudizhu", "doudizhu-pretrained"): "cardjax.agents.pretrained:doudizhu",
+    ("tractor", "tractor-pretrained"): "cardjax.agents.pretrained:tractor",
 }
 
 
@@ -37,7 +40,8 @@ def load(env, spec: str, **options) -> Agent:
     ``options`` go to its loader)."""
     import os
 
-    if os.path.sep in spec or os.path.isdir(spec):
+    name, _, _ = spec.partition(":")
+    if os.path.isdir(spec) or (os.path.sep in name and name not in baselines(env.name)):
         if not os.path.isdir(spec):
             raise ValueError(f"{spec!r} is neither a baseline of {env.name} "
                              f"({', '.join(baselines(env.name))}) nor a run directory")
@@ -85,11 +89,17 @@ def get(env, name: str, **options) -> Agent:
     make = getattr(importlib.import_module(module), factory)
     if options and name not in SEARCH + WITH_SETTINGS:
         raise ValueError(f"{name!r} takes no settings; got {', '.join(sorted(options))}")
+    import inspect
+
+    params = inspect.signature(make).parameters
+    unknown = sorted(set(options) - set(params))
+    if unknown and not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        raise ValueError(f"{name!r} has no setting {', '.join(map(repr, unknown))}")
     return make(env, **options)
 
 
 SEARCH = ("cheat_uct", "det_uct", "ismcts", "pimc")  # players with settings
-WITH_SETTINGS = ("bidder",)  # other players with settings
+WITH_SETTINGS = ("bidder", "scrofazero-pretrained")  # other players with settings
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:
