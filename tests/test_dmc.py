@@ -470,3 +470,42 @@ def test_the_bidder_reads_no_other_seat_s_cards():
     f = jax.vmap(game.features)
     np.testing.assert_array_equal(np.asarray(f(s)), np.asarray(f(t)))
     assert np.all(np.asarray(jax.vmap(game.role)(s)) == 3)
+
+
+def test_an_exported_run_is_a_pretrained_player(runs, tmp_path):
+    """scripts/export_player.py writes a run's newest networks into the package's format; the
+    pretrained player chooses what the run chooses, bids by the saved bid module at an auction
+    table, and a run of another game or a missing name is refused."""
+    from cardjax.agents import doudizhu_bidder, pretrained
+
+    export = load_script("scripts/export_player.py").main
+    meta = export(["--run", runs[0], "--name", "doudizhu-pretrained", "--command", "train it",
+                   "--device", "2-core CPU", "--bids", "strength=-4", "--directory",
+                   str(tmp_path)])
+    assert meta["trainer"] == "dmc" and meta["game"] == "doudizhu"
+    assert pretrained.info("doudizhu-pretrained", str(tmp_path))["command"] == "train it"
+    env = cardjax.make("doudizhu")
+    mine = pretrained.load(env, "doudizhu-pretrained", str(tmp_path))
+    run = dmc_agent.load(env, runs[0])
+    keys = jax.random.split(jax.random.PRNGKey(3), 8)
+    states = jax.vmap(env.init)(keys)
+    act = lambda p: np.asarray(jax.vmap(p.act, in_axes=(None, 0, 0))(p.params, keys, states))
+    np.testing.assert_array_equal(act(mine), act(run))
+    auction = cardjax.make("doudizhu", bidding=True)
+    bidder = pretrained.load(auction, "doudizhu-pretrained", str(tmp_path))
+    s = jax.vmap(auction.init)(keys)
+    bids = np.asarray(jax.vmap(bidder.act, in_axes=(None, 0, 0))(bidder.params, keys, s))
+    own = np.asarray(jax.vmap(doudizhu_bidder.strength)(
+        s._hands[np.arange(8), np.asarray(s.current_player)]))
+    want = (own >= -4).astype(int) + (own >= -2) + (own >= 0)
+    from cardjax.games.doudizhu import NUM_MOVES
+
+    np.testing.assert_array_equal(bids - NUM_MOVES, want)  # the opening bid: wanted, else pass
+    with pytest.raises(ValueError, match="plays doudizhu, not gongzhu"):
+        pretrained.load(cardjax.make("gongzhu"), "doudizhu-pretrained", str(tmp_path))
+    with pytest.raises(ValueError, match="no pretrained player"):
+        pretrained.info("tractor-pretrained", str(tmp_path))
+    with pytest.raises(SystemExit, match="is for tractor"):
+        export(["--run", runs[0], "--name", "tractor-pretrained", "--command", "x", "--device",
+                "cpu", "--directory", str(tmp_path)])
+    assert not os.path.exists(os.path.join(tmp_path, "tractor-pretrained.json"))

@@ -1,0 +1,121 @@
+"""Trained players shipped in the package, loaded by name like the baselines.
+
+    cardjax.agents.get(env, "scrofazero-pretrained")  # Gongzhu
+    cardjax.agents.get(env, "doudizhu-pretrained")    # Dou Dizhu (it bids too, with bidding=True)
+    cardjax.agents.get(env, "tractor-pretrained")     # Tractor
+
+Each is two files in ``cardjax/agents/pretrained/``: ``NAME.msgpack``, the networks' parameters,
+and ``NAME.json``: the trainer that made them, its config, the command that trained them, the
+device, and (Dou Dizhu) the bid module it uses at a table with an auction.  ``scripts/
+export_player.py`` writes both from a training run directory (DMC or ScrofaZero).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+
+import jax
+import numpy as np
+from flax import serialization
+
+from cardjax.core import Agent
+
+DIRECTORY = os.path.join(os.path.dirname(__file__), "pretrained")
+NAMES = {"gongzhu": "scrofazero-pretrained", "doudizhu": "doudizhu-pretrained",
+         "tractor": "tractor-pretrained"}
+
+
+def paths(name: str, directory: str = DIRECTORY) -> tuple[str, str]:
+    """``(NAME.json, NAME.msgpack)`` in ``directory``."""
+    return os.path.join(directory, name + ".json"), os.path.join(directory, name + ".msgpack")
+
+
+def info(name: str, directory: str = DIRECTORY) -> dict:
+    """The description saved with a pretrained player (trainer, config, command, device, ...)."""
+    meta, _ = paths(name, directory)
+    if not os.path.isfile(meta):
+        raise ValueError(f"no pretrained player {name!r} in {directory}")
+    with open(meta) as f:
+        return json.load(f)
+
+
+def _write(path: str, data: bytes) -> None:
+    """Write ``data`` so that a reader never sees half a file."""
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def export(run: str, name: str, command: str, device: str, bids: dict | None = None,
+           directory: str = DIRECTORY) -> dict:
+    """Write the newest checkpoint of the training run ``run`` as the pretrained player
+    ``name``; returns its description.  ``bids``: the bid module's settings at a Dou Dizhu
+    table with an auction (``{"strength": -4}``; default: the rule player's bids)."""
+    from cardjax.agents import dmc, scrofazero
+
+    config = dmc.saved_config(run)  # any trainer's run: the config saved with its checkpoint
+    trainer = "dmc" if config.get("algorithm") == "dmc" else "scrofazero"
+    params, _ = (dmc if trainer == "dmc" else scrofazero).load_params(run)
+    leaves = jax.tree_util.tree_leaves(params)
+    meta = {"name": name, "trainer": trainer, "game": config.get("game", "gongzhu"),
+            "config": config, "command": command, "device": device,
+            "date": datetime.date.today().isoformat(),
+            "parameters": int(sum(np.size(x) for x in leaves)), "bids": bids}
+    os.makedirs(directory, exist_ok=True)
+    meta_path, params_path = paths(name, directory)
+    _write(params_path, serialization.msgpack_serialize(jax.device_get(params)))
+    _write(meta_path, (json.dumps(meta, indent=1, default=str) + "\n").encode())
+    return meta
+
+
+def load(env, name: str, directory: str = DIRECTORY, **options) -> Agent:
+    """The pretrained player ``name`` for ``env`` (``options``: the trainer's play options, e.g.
+    ScrofaZero's ``worlds``)."""
+    meta = info(name, directory)
+    if meta["game"] != env.name:
+        raise ValueError(f"{name!r} plays {meta['game']}, not {env.name}")
+    _, params_path = paths(name, directory)
+    with open(params_path, "rb") as f:
+        params = jax.tree_util.tree_map(np.asarray, serialization.msgpack_restore(f.read()))
+    if meta["trainer"] == "dmc":
+        from cardjax.agents import dmc
+        from cardjax.train.dmc.config import Config
+
+        player = dmc.agent_from_params(env, params, Config.from_dict(meta["config"]), name=name,
+                                       **options)
+    elif meta["trainer"] == "scrofazero":
+        from cardjax.agents import scrofazero
+        from cardjax.train import alphazero
+
+        player = scrofazero.agent_from_params(env, params,
+                                              alphazero.Config.from_dict(meta["config"]),
+                                              name=name, **options)
+    else:
+        raise ValueError(f"{name!r}: unknown trainer {meta['trainer']!r}")
+    if env.name == "doudizhu" and getattr(env, "bidding", False):
+        from cardjax.agents import doudizhu_bidder
+
+        bids = meta.get("bids") or {}
+        if "strength" in bids:
+            return doudizhu_bidder.compose(
+                player, doudizhu_bidder.strength_bid(float(bids["strength"])), name=name)
+        return doudizhu_bidder.with_rule_bids(env, player)
+    return player
+
+
+def scrofazero(env, **options) -> Agent:
+    """``scrofazero-pretrained``: the shipped Gongzhu player."""
+    return load(env, NAMES["gongzhu"], **options)
+
+
+def doudizhu(env, **options) -> Agent:
+    """``doudizhu-pretrained``: the shipped Dou Dizhu player."""
+    return load(env, NAMES["doudizhu"], **options)
+
+
+def tractor(env, **options) -> Agent:
+    """``tractor-pretrained``: the shipped Tractor player."""
+    return load(env, NAMES["tractor"], **options)
