@@ -1,0 +1,5 @@
+"""``python -m cardjax``: the ``cardjax`` command (:mod:`cardjax.commands`)."""
+
+from cardjax.commands import main
+
+main()

@@ -1,0 +1,13 @@
+"""The web table: play cardjax's games in a browser against any cardjax player, or watch
+players play each other and step through a finished game (``docs/web.md``).
+
+- :mod:`~cardjax.web.app`: the Flask app (the page and the JSON API)
+- :mod:`~cardjax.web.tables`: the open tables and the reaper of idle ones
+- :mod:`~cardjax.web.live`: one table: its game, lock and the worker that plays its players
+- :mod:`~cardjax.web.new_table`: a request for a table, checked
+- :mod:`~cardjax.web.serve`: the command (``cardjax serve``, ``python -m cardjax.web``)
+- ``static/``: the page (HTML, CSS and JavaScript; no build step)
+
+The game-facing parts (what a seat sees, legal moves in words, a move as env actions) are
+:mod:`cardjax.table`'s, shared with the terminal's ``scripts/play.py``.
+"""

@@ -1,0 +1,163 @@
+"""The Flask app of the web table: the page, its static files, and the JSON API (see
+``docs/web.md``).  Every error of the API is JSON ``{"error": "..."}``: 400 for a bad request
+or a refused move (with the reason), 404 for an unknown table, 503 when too many are open."""
+
+from __future__ import annotations
+
+import importlib.resources
+
+from flask import Flask, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+import cardjax
+from cardjax import agents
+from cardjax.table import IllegalMove
+from cardjax.table.base import NAMES_BY_SEATS, STRONGEST
+from cardjax.web.live import LOG
+from cardjax.web.new_table import BadTable
+from cardjax.web.tables import Full, NoTable, Tables
+
+# the options the page offers for each game (the API takes any of the game's options)
+PAGE_OPTIONS = {
+    "gongzhu": [{"name": "exposure", "label": "Exposure phase", "default": False}],
+    "doudizhu": [{"name": "bidding", "label": "Bidding", "default": True},
+                 {"name": "spring", "label": "Spring doubles", "default": False}],
+    "mini_doudizhu": [],
+    "tractor": [{"name": "level", "label": "Level", "default": None,
+                 "choices": [None] + [str(r) for r in range(2, 11)] + ["J", "Q", "K", "A"]},
+                {"name": "chaodi", "label": "Overturning", "default": True},
+                {"name": "throws", "label": "Throws", "default": True}],
+}
+TITLES = {"gongzhu": "Gongzhu", "doudizhu": "Dou Dizhu", "mini_doudizhu": "Mini Dou Di Zhu",
+          "tractor": "Tractor"}
+BLURBS = {
+    "gongzhu": "Four seats, two teams. Follow suit; dodge the pig (Q♠) and the hearts, "
+               "catch the sheep (J♦).",
+    "doudizhu": "Three seats: bid to be the landlord, who plays alone against two peasants. "
+                "First to empty the hand wins.",
+    "mini_doudizhu": "Two seats, eighteen cards: play one rank at a time, beat it or pass.",
+    "tractor": "Four seats, two teams. Declare trumps while the cards are dealt, bury the "
+               "kitty, then win points in tricks of singles, pairs and tractors.",
+}
+
+
+def catalogue() -> dict:
+    """The games as the page's form offers them."""
+    return {game: {"title": TITLES[game], "blurb": BLURBS[game],
+                   "seats": list(NAMES_BY_SEATS[cardjax.make(game).num_players]),
+                   "players": agents.baselines(game), "default": STRONGEST[game],
+                   "options": PAGE_OPTIONS[game]}
+            for game in cardjax.GAMES}
+
+
+def _body() -> dict:
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise BadTable("the request body must be a JSON object")
+    return body
+
+
+def _cards(body: dict):
+    """The move or preview of a request: (cards, text)."""
+    cards, text = body.get("cards"), body.get("text")
+    if text is not None:
+        if not isinstance(text, str):
+            raise BadTable('"text" must be a string, e.g. "pass" or "Q♠"')
+        return None, text
+    if not isinstance(cards, list) or not all(isinstance(c, int) and not isinstance(c, bool)
+                                              for c in cards):
+        raise BadTable('a move is {"cards": [card ids]} or {"text": "..."}')
+    return cards, None
+
+
+def create_app(tables: Tables | None = None, reaper: bool = True) -> Flask:
+    """The app over ``tables`` (new: :class:`Tables` with its defaults); ``reaper`` starts the
+    thread that closes idle tables."""
+    static = importlib.resources.files("cardjax.web") / "static"
+    app = Flask(__name__, static_folder=str(static), static_url_path="/static")
+    app.json.ensure_ascii = False  # card symbols as they are
+    app.json.sort_keys = False  # the games in cardjax's order
+    tables = tables or Tables()
+    app.extensions["cardjax_tables"] = tables
+    if reaper:
+        tables.start_reaper()
+
+    @app.get("/")
+    def index():
+        return app.send_static_file("index.html")
+
+    @app.get("/favicon.ico")
+    def favicon():
+        return "", 204
+
+    @app.get("/api/games")
+    def games():
+        return jsonify(catalogue())
+
+    @app.post("/api/tables")
+    def create():
+        live = tables.create(_body())
+        return jsonify({"id": live.id, "view": live.view()}), 201
+
+    @app.get("/api/tables/<table_id>")
+    def view(table_id):
+        at = request.args.get("at")
+        if at is not None and not at.lstrip("-").isdigit():
+            raise BadTable(f"at must be a move number, got {at!r}")
+        return jsonify(tables.get(table_id).view(None if at is None else int(at)))
+
+    @app.post("/api/tables/<table_id>/move")
+    def move(table_id):
+        live = tables.get(table_id)
+        cards, text = _cards(_body())
+        return jsonify(live.move(cards=cards, text=text))
+
+    @app.post("/api/tables/<table_id>/preview")
+    def preview(table_id):
+        live = tables.get(table_id)
+        cards, _ = _cards({"cards": _body().get("cards")})
+        return jsonify(live.preview(cards))
+
+    @app.get("/api/tables/<table_id>/record")
+    def record(table_id):
+        live = tables.get(table_id)
+        rec = live.record()
+        response = jsonify(rec)
+        name = f"cardjax-{rec['game']}-{rec['seed']}.json"
+        response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response
+
+    @app.route("/api/tables/<table_id>", methods=["DELETE"])
+    @app.post("/api/tables/<table_id>/close")
+    def close(table_id):
+        tables.close(table_id)
+        return jsonify({"closed": table_id})
+
+    def error(message: str, status: int):
+        return jsonify({"error": message}), status
+
+    @app.errorhandler(IllegalMove)
+    @app.errorhandler(BadTable)
+    def refused(e):
+        return error(str(e), 400)
+
+    @app.errorhandler(NoTable)
+    def no_table(e):
+        return error(e.args[0], 404)
+
+    @app.errorhandler(Full)
+    def full(e):
+        return error(str(e), 503)
+
+    @app.errorhandler(HTTPException)
+    def http_error(e):
+        if not request.path.startswith("/api/"):
+            return e
+        return error(f"{e.name}: {e.description}", e.code)
+
+    @app.errorhandler(Exception)
+    def failure(e):
+        LOG.exception("request %s %s failed", request.method, request.path)
+        return error(f"the server failed: {type(e).__name__}: {e}", 500)
+
+    return app

@@ -1,0 +1,107 @@
+"""Every table of a web server, by id, and the reaper: a thread that removes the tables nobody
+has asked about for ``idle_timeout`` seconds (the page asks every few seconds while it is open,
+so a closed browser's table goes)."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+
+from cardjax.table import Game, load_player, table_for
+from cardjax.web import new_table
+from cardjax.web.live import LOG, LiveTable
+
+
+class NoTable(KeyError):
+    """An id that names no table (a 404)."""
+
+
+class Full(RuntimeError):
+    """Too many tables open (a 503)."""
+
+
+class Tables:
+    """The open tables.  ``players``: more player words for every table (word ->
+    ``factory(env) -> Agent``), tried before the baselines."""
+
+    def __init__(self, idle_timeout: float = 300.0, max_tables: int = 64,
+                 players: dict | None = None):
+        self.idle_timeout, self.max_tables, self.extra = idle_timeout, max_tables, players
+        self.tables: dict[str, LiveTable] = {}
+        self.lock = threading.Lock()
+        self.stopped = threading.Event()
+        self.reaper: threading.Thread | None = None
+
+    def create(self, body) -> LiveTable:
+        """A new table from a request body (:func:`new_table.parse`); :class:`new_table.BadTable`
+        for a bad request (an unknown player too), :class:`Full` when too many are open."""
+        req = new_table.parse(body)
+        with self.lock:
+            if len(self.tables) >= self.max_tables:
+                raise Full(f"{len(self.tables)} tables are open, the most this server keeps: "
+                           "close one or wait")
+        env, me = req.env, req.me
+        players = {}
+        for seat, spec in enumerate(req.players):
+            if seat == me:
+                continue
+            try:
+                players[seat] = load_player(env, spec, self.extra)
+            except Exception as e:  # a bad word, or a run directory that does not load
+                raise new_table.BadTable(f"seat {seat}: player {spec!r}: {e}") from None
+        game = Game(env, table_for(env, me, brief=True), players, req.seed)
+        live = LiveTable(secrets.token_urlsafe(9), game, req.players, req.pace)
+        with self.lock:
+            self.tables[live.id] = live
+        LOG.info("table %s: %s, seat %s, players %s, seed %d", live.id, env.name, me,
+                 req.players, req.seed)
+        return live
+
+    def get(self, table_id: str) -> LiveTable:
+        """The table ``table_id``, marked as seen; :class:`NoTable` if there is none."""
+        with self.lock:
+            live = self.tables.get(table_id)
+        if live is None:
+            raise NoTable(f"no table {table_id!r}: it was closed, or left idle for more than "
+                          f"{self.idle_timeout:g} s, or the server restarted")
+        live.touch()
+        return live
+
+    def close(self, table_id: str) -> None:
+        with self.lock:
+            live = self.tables.pop(table_id, None)
+        if live is None:
+            raise NoTable(f"no table {table_id!r}")
+        live.close()
+
+    def reap(self, now: float | None = None) -> list[str]:
+        """Close the tables idle for longer than ``idle_timeout``; their ids."""
+        now = time.monotonic() if now is None else now
+        with self.lock:
+            idle = [i for i, t in self.tables.items() if now - t.last_seen > self.idle_timeout]
+            gone = [self.tables.pop(i) for i in idle]
+        for live in gone:
+            live.close()
+            LOG.info("table %s: closed after %.0f s idle", live.id, now - live.last_seen)
+        return idle
+
+    def start_reaper(self, every: float | None = None) -> None:
+        """Reap in a daemon thread every ``every`` seconds (default: a quarter of the idle
+        timeout, at most 10 s)."""
+        every = every or min(max(self.idle_timeout / 4, 0.05), 10.0)
+
+        def loop():
+            while not self.stopped.wait(every):
+                self.reap()
+
+        self.reaper = threading.Thread(target=loop, name="table-reaper", daemon=True)
+        self.reaper.start()
+
+    def stop(self) -> None:
+        """Stop the reaper and close every table."""
+        self.stopped.set()
+        with self.lock:
+            gone, self.tables = list(self.tables.values()), {}
+        for live in gone:
+            live.close()
