@@ -18,6 +18,18 @@ def tens(ranks: str) -> str:
     return ranks.replace("T", "10")
 
 
+def spoken(move: str) -> str:
+    """A move as a page says it: ranks in groups, ``10`` for ``T``, the jokers by name."""
+    if move in ("pass", "no bid") or move.startswith("bid "):
+        return move
+    jokers = {"B": "black joker", "R": "red joker"}
+    groups = [" ".join(["10"] * len(g)) if g[0] == "T" else g
+              for g in grouped("".join(c for c in move if c not in jokers)).split()
+              if g != "(empty)"]
+    named = [jokers[c] for c in move if c in jokers]
+    return " ".join(groups + (["rocket"] if len(named) == 2 else named))
+
+
 class DouDizhuTable(Table):
     """Dou Dizhu: one move a turn, typed as its ranks (``33344``, ``BR``, ``pass``) or chosen
     as cards; with the ``bidding`` option the auction comes first (``bid 2``, ``no bid``)."""
@@ -113,12 +125,14 @@ class DouDizhuTable(Table):
             if bool(after.terminated):
                 lines.append("nobody bid: the deal is void")
             elif not bool(after.bidding):
-                lord, bottom = self.landlord(after), self.bottom(after)
+                lord = self.landlord(after)
+                bottom = (spoken(self.moves.counts_to_str(np.asarray(after.bottom))) if self.brief
+                          else self.bottom(after))
                 lines.append(f"{self.name(lord)} is the landlord at {int(after.bid)} and takes "
-                             f"the bottom: {tens(bottom) if self.brief else bottom}")
+                             f"the bottom: {bottom}")
             return lines
         if self.brief:
-            lines = [f"{self.name(seat)}: {tens(grouped(self.move_text(a)))}"]
+            lines = [f"{self.name(seat)}: {spoken(self.move_text(a))}"]
         else:
             lines = [f"{self.name(seat) + ':':<13}{self.move_text(a):<14}{self.status(after)}"]
         if not bool(after.terminated) and self.to_beat(after)[0] < 0 \
@@ -279,7 +293,7 @@ class DouDizhuTable(Table):
             return {"prompt": f"Your bid: {now}", "multi": False}
         beat, by = self.to_beat(state)
         prompt = ("Your lead: choose cards, then Play" if beat < 0 else
-                  f"Beat {tens(grouped(self.move_text(beat)))} ({self.names[by]}) or pass")
+                  f"Beat {spoken(self.move_text(beat))} ({self.names[by]}) or pass")
         moves = self.card_moves(state)
         return {"prompt": prompt, "submit": "Play", "playable": self.preview(state, [])["playable"],
                 "suggestions": [self.move_ids(a) for a in moves[:MAX_SUGGESTIONS]]}
