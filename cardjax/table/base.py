@@ -206,10 +206,10 @@ class Table:
 def face(card_id: int, rank: str, suit: str = "", red: bool = False, joker: str = "") -> dict:
     """A card as the web table draws it: its id (what the person's move sends back), the rank
     and suit symbol, red or black; ``joker``: "small" or "big"."""
-    face = {"id": int(card_id), "rank": "10" if rank == "T" else rank, "suit": suit, "red": red}
+    drawn = {"id": int(card_id), "rank": "10" if rank == "T" else rank, "suit": suit, "red": red}
     if joker:
-        face["joker"] = joker
-    return face
+        drawn["joker"] = joker
+    return drawn
 
 
 def deck_face(card: int) -> dict:

@@ -5,6 +5,8 @@ state (states are immutable), so a refused move leaves the game as it was."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from cardjax.games import tractor_cards as tc
@@ -118,7 +120,8 @@ class TractorTable(Table):
         """Card strings of ``counts`` by effective suit (trumps last), high cards first."""
         lv, tr = int(state.level), int(state.trump)
         eff, order = tm.EFF[lv, tr, :tm.NUM_TYPES], tm.ORD[lv, tr, :tm.NUM_TYPES]
-        return tc.counts_str(np.asarray(counts), sort_key=lambda t: (eff[t], -order[t]))
+        text = tc.counts_str(np.asarray(counts), sort_key=lambda t: (eff[t], -order[t]))
+        return re.sub(r"T(?=[♠♥♦♣])", "10", text) if self.brief else text  # as cards show it
 
     def hand_text(self, state, counts=None) -> str:
         """The person's cards by effective suit, trumps last, high cards first."""

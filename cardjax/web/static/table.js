@@ -594,6 +594,10 @@ document.addEventListener("DOMContentLoaded", async () => {
   } catch (e) {
     $("#lobby-error").textContent = e.message;
   }
-  const match = location.hash.match(/table=([\w-]+)/);
-  if (match) openTable(match[1], null);
+  const follow = () => { // an address with a table's id opens that table
+    const match = location.hash.match(/table=([\w-]+)/);
+    if (match && match[1] !== S.id) openTable(match[1], null);
+  };
+  window.addEventListener("hashchange", follow);
+  follow();
 });
