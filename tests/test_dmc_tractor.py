@@ -36,10 +36,12 @@ PHASE = 54 + 13 + 5 + 4  # offset of the phase one-hot in Tractor's observe
 G = 0.95
 
 
-def tractor_game(env, point_reward=0.0, oracle=False, dynamic=False, trick_facts=False):
+def tractor_game(env, point_reward=0.0, oracle=False, dynamic=False, trick_facts=False,
+                 consequences=False):
     """The adapter's game for ``env`` with these options (the others off)."""
     cfg = dmc.Config.for_game("tractor", point_reward=point_reward, oracle_iterations=int(oracle),
-                              encoding="dynamic" if dynamic else "static", trick_facts=trick_facts)
+                              encoding="dynamic" if dynamic else "static", trick_facts=trick_facts,
+                              consequences=consequences)
     return adapter.make_game(cfg, env)
 
 
@@ -197,6 +199,59 @@ def test_trick_facts():
     dyn = np.asarray(adapter.trick_facts(s, dynamic=True))
     np.testing.assert_array_equal(dyn[:54], f[:54][np.argsort(tm.DYN[2, 1])])
     np.testing.assert_array_equal(dyn[54:], f[54:])
+
+
+def test_consequences_say_who_holds_the_trick_after_each_completing_card():
+    """Level 2, spades trump: seat 0 leads 5♥, seat 1 plays K♥, seat 2 3♥; seat 3's A♥ takes
+    the trick, its 4♥ or a plain discard leaves it to its partner (seat 1), a trump (a level
+    card too) would take it; the same for seat 2's choice; a lead completes nothing."""
+    env = cardjax.make("tractor")
+    step = jax.jit(env.step)
+    card = TC.card_type
+    s = env.trick_state(["5♥ 6♣", "K♥ 7♣", "3♥ Q♥", "A♥ 4♥"], 2, "S", leader=0, dealer=0)
+    assert np.all(np.asarray(tractor.completing_holders(s)) == -1)  # a lead
+    s = step(step(s, card("5♥")), tractor.DONE)
+    s = step(s, card("K♥"))
+    h = np.asarray(tractor.completing_holders(s))  # seat 2 to play, seat 1's K♥ holds it
+    assert h[card("Q♥")] == 1 and h[card("3♥")] == 1 and h[card("9♠")] == 2
+    assert h[card("A♥")] == 2  # a higher heart than K takes it
+    s = step(s, card("3♥"))
+    h = np.asarray(tractor.completing_holders(s))
+    assert (h[card("A♥")], h[card("4♥")], h[card("9♠")], h[card("9♦")]) == (3, 1, 3, 1)
+    assert h[card("2♦")] == 3  # a level card is trump: a ruff
+    game = tractor_game(env, consequences=True)
+    codes = np.asarray(adapter.consequence_codes(s))  # 1 self, 2 partner, 3 opponent
+    assert (codes[card("A♥")], codes[card("4♥")], codes[tractor.DONE]) == (1, 2, 0)
+    rows = np.asarray(game.action_rows(s))
+    table = np.asarray(game.action_features)
+    base = adapter.action_table()
+    assert table.shape == (4 * base.shape[0], base.shape[1] + 3)
+    np.testing.assert_array_equal(table[rows[card("A♥")]], np.r_[base[card("A♥")], 1, 0, 0])
+    np.testing.assert_array_equal(table[rows[card("4♥")]], np.r_[base[card("4♥")], 0, 1, 0])
+    np.testing.assert_array_equal(table[rows[tractor.DONE]], np.r_[base[tractor.DONE], 0, 0, 0])
+
+
+def test_consequences_equal_stepping_each_card():
+    """On positions of rule-player games, every legal card that completes a follow leads to the
+    holder :func:`tractor.completing_holders` says, once stepped."""
+    env = cardjax.make("tractor")
+    rule = cardjax.agents.get(env, "rule")
+    step, act = jax.jit(env.step), jax.jit(rule.act)
+    holders, winner = jax.jit(tractor.completing_holders), jax.jit(tractor.trick_holder)
+    key, checked = jax.random.PRNGKey(3), 0
+    s = env.init(key)
+    while not bool(s.terminated):
+        h = np.asarray(holders(s))
+        legal = np.asarray(s.legal_action_mask)[:tractor.NUM_TYPES]
+        for c in np.flatnonzero(legal & (h >= 0))[:3]:
+            t = step(s, int(c))
+            got = int(t.last_winner) if int(s.num_in_trick) == 3 else int(
+                winner(t, t.current_player))
+            assert got == h[c]
+            checked += 1
+        key, k = jax.random.split(key)
+        s = step(s, act(rule.params, k, s))
+    assert checked > 100
 
 
 def test_step_rewards_pay_trick_points_to_teams():

@@ -3,7 +3,8 @@ declarations, burial, chaodi, tricks).  Rules: shared/rules/tractor.md; this imp
 choices and options: docs/games.md ("Tractor").  Cards are 54 *types* (``13 * suit + rank``, suits
 S H D C, ranks 2..A; ``52`` = XJ, ``53`` = DJ), two copies each; hands and plays are count vectors
 ``int8[54]``.  Also here: :func:`level_change`, and jitted functions of a state for trainers and
-agents (:func:`trick_holder`, :func:`point_swing`, :func:`unseen_cards`).  Elsewhere: move
+agents (:func:`trick_holder`, :func:`completing_holders`, :func:`point_swing`,
+:func:`unseen_cards`).  Elsewhere: move
 arithmetic in :mod:`~cardjax.games.tractor_moves` (and the phase ids), legal action masks in
 :mod:`~cardjax.games.tractor_legal` (and the action ids), observations in
 :mod:`~cardjax.games.tractor_observe`, hidden-state sampling in
@@ -531,6 +532,35 @@ def trick_holder(state: State, seat) -> Array:
     win = tm.trick_winner(plays, state.leader, state.lead_tractors, state.lead_pairs, eff, order,
                           slot)
     return jnp.where((state.phase == PLAY) & (state.num_in_trick > 0), win, -1)
+
+
+def _winners_by_card(trick, seat, leader, tractors, pairs, level, trump):
+    """int32[54]: the trick's holder were ``seat``'s play ``trick[seat]`` completed with one
+    more card of each type (the other plays as they are, later seats' empty)."""
+    eff, order, slot = tm.context(level, trump)
+
+    def one(c):
+        plays = trick.astype(jnp.int32).at[seat, c].add(1)
+        return tm.trick_winner(tm.pad(plays), leader, tractors, pairs, eff, order, slot)
+
+    return jax.vmap(one)(jnp.arange(NUM_TYPES))
+
+
+def _no_winners(trick, seat, leader, tractors, pairs, level, trump):
+    return jnp.full(NUM_TYPES, -1, jnp.int32)
+
+
+def completing_holders(state: State) -> Array:
+    """int32[54]: for each card type, the seat that would hold the trick if the seat to act
+    completed its follow with that card (the env's own trick-winner code); -1 where that card
+    would not complete a follow (leads, the earlier cards of a several-card follow, other
+    phases).  Whether a legal card is held is not checked: read it with the legal mask."""
+    seat = state.current_player
+    completes = ((state.phase == PLAY) & (state.num_in_trick > 0)
+                 & (jnp.sum(state.trick[seat], dtype=jnp.int32) + 1 == state.lead_n))
+    held = gated(completes, _winners_by_card, _no_winners, state.trick, seat, state.leader,
+                 state.lead_tractors, state.lead_pairs, state.level, state.trump)
+    return jnp.where(completes, held, -1).astype(jnp.int32)
 
 
 def point_swing(prev: State, nxt: State) -> Array:

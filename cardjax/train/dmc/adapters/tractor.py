@@ -8,7 +8,9 @@ team took at each step (tricks, a failed throw's penalty, the kitty bonus) minus
 team's, times ``point_reward``, plus the final level reward; tricks end discount periods
 (``discount="trick"``), and the phases before the tricks learn the final reward alone.  The
 options: the report's dynamic card encoding (``encoding``), the trick facts appended to the
-features (``trick_facts``), the env's failed-throw penalty (``throw_penalty``).
+features (``trick_facts``), who would hold the trick after each card that completes a follow
+(``consequences``: the env's own trick-winner code, in the candidates' features), the env's
+failed-throw penalty (``throw_penalty``).
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ class Options:
     trick_facts: bool = dataclasses.field(default=False, metadata=dict(
         type=boolean, help="features end with the unseen cards, the seat holding the trick and "
         "its points (true / false)"))
+    consequences: bool = dataclasses.field(default=False, metadata=dict(
+        type=boolean, help="each card that completes a follow says who would then hold the "
+        "trick: the seat itself, its partner or an opponent (true / false)"))
 
     def __post_init__(self):
         if self.point_reward < 0:
@@ -112,6 +117,31 @@ def trick_facts(state, dynamic: bool = False):
                             (points / 200.0)[None].astype(jnp.float32)])
 
 
+CONSEQUENCES = 4  # a card completes no follow; it completes one held by me / partner / opponent
+
+
+def with_consequences(table: np.ndarray) -> np.ndarray:
+    """``table`` [R, G] -> [4 R, G + 3]: rows ``r + R * code`` are row ``r`` with the one-hot of
+    ``code`` (:func:`consequence_codes`; code 0 has none)."""
+    rows = table.shape[0]
+    out = np.zeros((CONSEQUENCES * rows, table.shape[1] + CONSEQUENCES - 1), table.dtype)
+    for code in range(CONSEQUENCES):
+        out[code * rows:(code + 1) * rows, :table.shape[1]] = table
+        if code:
+            out[code * rows:(code + 1) * rows, table.shape[1] + code - 1] = 1
+    return out
+
+
+def consequence_codes(state):
+    """int32[66]: per action, 0 unless it is a card that completes the seat's follow, then who
+    holds the trick after it: 1 the seat, 2 its partner, 3 an opponent
+    (:func:`tractor.completing_holders`)."""
+    holder = tractor.completing_holders(state)
+    rel = (holder - state.current_player) % 4
+    code = jnp.where(holder < 0, 0, jnp.where(rel == 0, 1, jnp.where(rel == 2, 2, 3)))
+    return jnp.concatenate([code, jnp.zeros(tractor.NUM_ACTIONS - tractor.NUM_TYPES, code.dtype)])
+
+
 def make_game(cfg, env=None) -> Game:
     """The game of ``cfg`` (its options; oracle guiding when ``cfg.oracle_iterations > 0``)."""
     opts = cfg.options
@@ -120,6 +150,9 @@ def make_game(cfg, env=None) -> Game:
         raise ValueError(f"the Tractor adapter needs the tractor env, got {env.name!r}")
     dynamic = opts.encoding == "dynamic"
     table = dynamic_action_table() if dynamic else action_table()
+    base_rows = table.shape[0]
+    if opts.consequences:
+        table = with_consequences(table)
 
     def quantize(x):
         return jnp.round(x * SCALE).astype(jnp.uint8)
@@ -138,8 +171,12 @@ def make_game(cfg, env=None) -> Game:
         return quantize(encode(full, state)[tractor_observe.OBS_SIZE:])
 
     def action_rows(state):
-        return jnp.arange(tractor.NUM_ACTIONS) + tractor.NUM_ACTIONS * (5 * state.level
-                                                                        + state.trump)
+        rows = jnp.arange(tractor.NUM_ACTIONS)
+        if dynamic:
+            rows = rows + tractor.NUM_ACTIONS * (5 * state.level + state.trump)
+        if opts.consequences:
+            rows = rows + base_rows * consequence_codes(state)
+        return rows
 
     def role(state):
         return jnp.minimum(state.phase, tractor.PLAY).astype(jnp.int32)
@@ -166,7 +203,7 @@ def make_game(cfg, env=None) -> Game:
                 feature_scale=float(SCALE), step_rewards=step_rewards,
                 oracle=hidden if cfg.oracle_iterations > 0 else None, tick=tick,
                 final_reward=final_reward, pre_round=(0, 1, 2),  # declare, bury, chaodi
-                action_rows=action_rows if dynamic else None)
+                action_rows=action_rows if dynamic or opts.consequences else None)
 
 
 # ShengJi+: gamma 0.95, epsilon 0.015; at most 66 actions (k = 66 never overflows)
