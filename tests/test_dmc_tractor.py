@@ -254,6 +254,33 @@ def test_consequences_equal_stepping_each_card():
     assert checked > 100
 
 
+def test_trick_ending_rewards_are_the_swings_of_stepping_each_card():
+    """The last seat's counterfactual step rewards equal the point swing of playing each card
+    (hand-built: 5♥ led, the partner's K♥ and 3♥ on the table, 15 points); other seats, and the
+    hand's last trick, have none."""
+    env = cardjax.make("tractor")
+    step = jax.jit(env.step)
+    card = TC.card_type
+    s = env.trick_state(["5♥ 6♣", "K♥ 7♣", "3♥ Q♥", "A♥ T♥"], 2, "S", leader=0, dealer=0)
+    s = step(step(s, card("5♥")), tractor.DONE)
+    r, exact = map(np.asarray, adapter.trick_ending_rewards(step(s, card("K♥")), 0.01))
+    assert not exact.any()  # seat 2 is not the last to play
+    s = step(step(s, card("K♥")), card("3♥"))
+    r, exact = map(np.asarray, adapter.trick_ending_rewards(s, 0.01))
+    assert exact[:54].all() and not exact[54:].any()  # every card; legality is the mask's
+    for c in (card("A♥"), card("T♥")):
+        assert exact[c]
+        swing = np.asarray(tractor.point_swing(s, step(s, c)))[3]
+        assert r[c] == pytest.approx(0.01 * swing)
+    # the partner's K♥ holds the trick: the T♥ gives it 10 more points than taking it with the A♥
+    assert r[card("A♥")] == pytest.approx(0.15, rel=1e-5)
+    assert r[card("T♥")] == pytest.approx(0.25, rel=1e-5)
+    assert not exact[tractor.DONE] and not exact[tractor.PASS]
+    last = env.trick_state(["5♥", "K♥", "3♥", "A♥"], 2, "S", leader=0, dealer=0)
+    last = step(step(step(step(last, card("5♥")), tractor.DONE), card("K♥")), card("3♥"))
+    assert not np.asarray(adapter.trick_ending_rewards(last, 0.01)[1]).any()  # the kitty's trick
+
+
 def test_step_rewards_pay_trick_points_to_teams():
     env = cardjax.make("tractor")
     game = tractor_game(env, point_reward=0.01)
@@ -392,6 +419,37 @@ def test_self_play_report_trick_target(final_state):
     assert np.abs(trick.target[play] - ret.target[play]).max() > 0.01
     levels = np.abs(ret.target[pre]).max()
     assert np.all(np.abs(trick.target[play]) <= levels + 0.01 * 400 + 1e-4)
+
+
+@pytest.mark.slow
+def test_self_play_counterfactual_alternatives(final_state):
+    """``counterfactual`` plays the same games (same params and key) and adds, at the last
+    seat's trick-ending choices, the other legal cards with the taken move's target moved by the
+    difference of their trick points (0.01 a point: multiples of 0.05); a learner step on them
+    lowers the loss of the taken moves and the alternatives together."""
+    train, state = final_state
+    cfg = dmc.Config.from_dict({**shengji.TRAIN_DEFAULTS, **TINY, "counterfactual": 1.0})
+    key = jax.random.PRNGKey(9)
+    ret, _ = jax.device_get(train.self_play(state.params, key))
+    cf_train = dmc.make_train(cfg)
+    cf, _ = jax.device_get(cf_train.self_play(state.params, key))
+    for name in ("obs", "action", "target", "weight", "role"):
+        np.testing.assert_array_equal(getattr(ret, name), getattr(cf, name))
+    assert ret.alt_action is None and cf.alt_action.shape == cf.action.shape + (16,)
+    alt = cf.alt_weight > 0
+    has = alt.any(axis=-1)
+    assert has.sum() > 20 and np.all(cf.role[has] == 3) and np.all(cf.weight[has] > 0)
+    diff = (cf.alt_target - cf.target[..., None])[alt]
+    np.testing.assert_allclose(diff / 0.05, np.round(diff / 0.05), atol=1e-3)
+    assert np.any(diff != 0) and np.abs(diff).max() <= 2.0 + 1e-6
+    taken = np.broadcast_to(cf.action[..., None], alt.shape)
+    assert np.all(cf.alt_action[alt] != taken[alt])
+    cf_state = cf_train.init(jax.random.PRNGKey(0)).replace(params=state.params)
+    rows = has.reshape(-1)
+    flat = lambda x: jnp.asarray(x.reshape((-1,) + x.shape[2:])[rows])  # noqa: E731
+    batch = tuple(flat(x) for x in (cf.obs, cf.action, cf.target, cf.alt_action, cf.alt_target,
+                                    cf.alt_weight))
+    assert_update_lowers_loss(cf_train, cf_state, 3, batch)
 
 
 @pytest.mark.slow

@@ -54,6 +54,7 @@ class Game(NamedTuple):
     final_reward: Callable | None = None
     pre_round: tuple = ()
     action_rows: Callable | None = None
+    counterfactual: Callable | None = None
     trainable: bool = True  # False: a game built to play in an env its config was not trained for
 
     @property
@@ -81,6 +82,8 @@ class Adapter:
     of the one the config describes); ``ticks`` / ``oracle``: the game marks trick ends (so
     ``discount="trick"`` and ``target="trick"`` apply) / has an oracle view (oracle guiding);
     ``unused``: trainer fields that mean nothing for this game (their flags are not offered);
+    ``counterfactuals``: its games give exact step rewards of alternative actions
+    (``Game.counterfactual``, so ``counterfactual`` applies);
     ``roles(options) -> tuple``: the role names under these options, where an option changes them
     (None: ``role_names``).
     """
@@ -93,6 +96,7 @@ class Adapter:
     options: type | None = None
     ticks: bool = False
     oracle: bool = False
+    counterfactuals: bool = False
     unused: tuple = ()
     roles: Callable | None = None
 

@@ -17,8 +17,8 @@ import json
 import os
 from typing import Callable
 
-from cardjax.cli import (boolean, discount_factor, non_negative_int, positive_float, positive_int,
-                         probability)
+from cardjax.cli import (boolean, discount_factor, non_negative_float, non_negative_int,
+                         positive_float, positive_int, probability)
 from cardjax.train import runner
 from cardjax.train.dmc import adapter
 from cardjax.train.dmc.config import Config
@@ -69,6 +69,10 @@ _TRAIN_FLAGS = {
                "the final reward (needs --discount trick, --lam 1)"),
     "oracle_iterations": (non_negative_int, "oracle guiding: hidden cards shown with a "
                           "probability falling to 0 over this many iterations (0: off)"),
+    "counterfactual": (non_negative_float, "weight of the counterfactual targets: where the "
+                       "step reward of every candidate is known exactly (a card that ends a "
+                       "trick), each is trained toward the taken move's target with its own step "
+                       "reward (0: off)"),
     "init_from": (str, "a prior player (a run directory, e.g. a DeepRocket run, or a baseline "
                   "name) that makes a share of the actors' decisions at first (warm start)"),
     "prior_iterations": (non_negative_int, "the prior's share falls to 0 over this many "
@@ -77,7 +81,8 @@ _TRAIN_FLAGS = {
 }
 _CHOICES = {"discount": ("step", "trick"), "target": ("return", "trick")}
 # trainer flags that only games with a capability of their adapter offer
-_NEEDS = {"discount": "ticks", "target": "ticks", "oracle_iterations": "oracle"}
+_NEEDS = {"discount": "ticks", "target": "ticks", "oracle_iterations": "oracle",
+          "counterfactual": "counterfactuals"}
 
 
 def _flags(game: adapter.Adapter) -> dict:

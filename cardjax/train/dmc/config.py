@@ -7,6 +7,7 @@ adapter's options side by side), so runs saved before the adapters existed load 
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 from cardjax.train.dmc import adapter as adapters
@@ -51,6 +52,10 @@ class Config(DictConfig):
     discount: str = "step"
     target: str = "return"
     oracle_iterations: int = 0  # games with an oracle view: oracle guiding over this many
+    # games whose adapter knows the exact step reward of alternative actions (Tractor: the
+    # points of each card that ends a trick): the weight of the loss that trains each such
+    # alternative toward the taken action's target with its own step reward (0: off)
+    counterfactual: float = 0.0
     # a prior player (a run directory or a baseline name) whose moves the actors play instead of
     # their own: a share ``prior_share`` of the decisions at first, falling to 0 over
     # ``prior_iterations`` iterations (a warm start from, e.g., a supervised policy)
@@ -85,6 +90,8 @@ class Config(DictConfig):
             raise ValueError(f"epsilon must be in [0, 1], got {self.epsilon}")
         if not 0.0 < self.gamma <= 1.0:
             raise ValueError(f"gamma must be in (0, 1], got {self.gamma}")
+        if not (self.counterfactual >= 0.0 and math.isfinite(self.counterfactual)):
+            raise ValueError(f"counterfactual must be a weight >= 0, got {self.counterfactual}")
         if not 0.0 <= self.lam <= 1.0:
             raise ValueError(f"lam must be in [0, 1], got {self.lam}")
         for name in ("lr", "rms_eps", "clip", "reward_scale"):

@@ -1,5 +1,7 @@
 """The learner of DMC: each role's network regresses Q(s, a_taken) on the decisions' targets in
-shuffled minibatches (MSE), the valid decisions first so that padding costs no update."""
+shuffled minibatches (MSE), the valid decisions first so that padding costs no update; with
+counterfactual targets (``Config.counterfactual``), also Q(s, a) of each exact alternative ``a``
+on its own target, weighted by ``counterfactual``."""
 
 from __future__ import annotations
 
@@ -31,10 +33,19 @@ def make_learner(cfg, game, net, tx) -> Learner:
     lockstep = game.lockstep
 
     def loss_fn(p, batch, weights):
-        obs, action, target = batch
-        q = net.apply(p, obs, table[action][:, None, :])[:, 0]
+        """``batch``: ``(obs, action, target)``, or with alternatives ``(obs, action, target,
+        alt_action, alt_target, alt_weight)``."""
+        obs, action, target = batch[:3]
         w = weights.astype(jnp.float32)
-        return jnp.sum(w * (q - target) ** 2) / jnp.maximum(jnp.sum(w), 1.0)
+        if len(batch) == 3:
+            q = net.apply(p, obs, table[action][:, None, :])[:, 0]
+            return jnp.sum(w * (q - target) ** 2) / jnp.maximum(jnp.sum(w), 1.0)
+        alt_action, alt_target, alt_weight = batch[3:]
+        rows = jnp.concatenate([action[:, None], alt_action], axis=1)
+        q = net.apply(p, obs, table[rows])  # the trunk once, the head per candidate
+        alt = jnp.sum(w[:, None] * alt_weight * (q[:, 1:] - alt_target) ** 2)
+        return (jnp.sum(w * (q[:, 0] - target) ** 2) + cfg.counterfactual * alt) / jnp.maximum(
+            jnp.sum(w), 1.0)
 
     def update(p, opt_state, batch, weights):
         loss, grads = jax.value_and_grad(loss_fn)(p, batch, weights)
@@ -61,6 +72,8 @@ def make_learner(cfg, game, net, tx) -> Learner:
                 j, p, o, lsum, wsum = c
                 idx = order[j]
                 batch = (data.obs[idx], data.action[idx], data.target[idx])
+                if data.alt_action is not None:
+                    batch += (data.alt_action[idx], data.alt_target[idx], data.alt_weight[idx])
                 w = data.weight[idx] * (j * mb + jnp.arange(mb) < n_valid)
                 p, o, loss = update(p, o, batch, w)
                 return j + 1, p, o, lsum + loss * jnp.sum(w), wsum + jnp.sum(w)

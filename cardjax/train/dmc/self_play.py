@@ -11,9 +11,10 @@ import jax.numpy as jnp
 from jax.sharding import Mesh
 
 from cardjax.train import sharding
-from cardjax.train.dmc.acting import (compact_words, feature_rows, legal_sets, observe,
-                                      pool_sizes, role_params, score_by_role, score_slots)
-from cardjax.train.dmc.state import Decisions, feature_spec
+from cardjax.train.dmc.acting import (compact, compact_words, feature_rows, legal_sets,
+                                      observe, pool_sizes, role_params, score_by_role,
+                                      score_slots)
+from cardjax.train.dmc.state import ALTERNATIVES, Decisions, feature_spec
 from cardjax.train.dmc.targets import episode_targets
 
 
@@ -31,6 +32,10 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
     ticking = cfg.discount == "trick"  # discount per trick (game.tick), not per step
     bootstrapping = cfg.lam < 1.0  # lambda-returns: keep the actors' Q of the moves taken
     choosing = bootstrapping or not cfg.train_forced  # keep which decisions had a choice
+    contrasting = cfg.counterfactual > 0  # keep each decision's exact alternatives
+    if contrasting and game.counterfactual is None:
+        raise ValueError(f"counterfactual targets need exact step rewards of alternatives, "
+                         f"which the {cfg.game} adapter does not give")
     sizes = pool_sizes(K, cfg.k_fast)
     groups = 1 if mesh is None else mesh.devices.size  # one candidate pool per device
 
@@ -53,6 +58,21 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
         return score_by_role(net, table, params, obs, idx, jnp.where(alive, count, 0),
                              jnp.where(alive, roles, -1), R, sizes, groups)
 
+    def alternatives(states, idx, valid, slot, f_idx, alive):
+        """The candidates other than the one taken whose step reward is known exactly, when the
+        taken one's is too: their feature rows, their step reward less the taken one's (times
+        ``reward_scale``), and which of the ``ALTERNATIVES`` slots hold one."""
+        reward, exact = jax.vmap(game.counterfactual)(states)
+        r = jnp.take_along_axis(reward, idx, axis=1)
+        known = jnp.take_along_axis(exact, idx, axis=1) & valid
+        taken = jnp.take_along_axis(known, slot[:, None], axis=1)[:, 0] & alive
+        others = known & (jnp.arange(idx.shape[1]) != slot[:, None]) & taken[:, None]
+        pick, ok, _ = jax.vmap(compact, in_axes=(0, None))(others, ALTERNATIVES)
+        r_taken = jnp.take_along_axis(r, slot[:, None], axis=1)
+        return dict(alt_action=jnp.take_along_axis(f_idx, pick, axis=1),
+                    alt_delta=(jnp.take_along_axis(r, pick, axis=1) - r_taken) * cfg.reward_scale,
+                    alt_valid=ok)
+
     def self_play(params, key, iteration=jnp.int32(0)):
         k_deal, k_play = jax.random.split(key)
         states = sharding.constrain(jax.vmap(env.init)(jax.random.split(k_deal, B)), mesh, 0)
@@ -68,6 +88,10 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
             bufs["q"] = jnp.zeros((T, B), jnp.float32)
         if choosing:
             bufs["scored"] = jnp.zeros((T, B), bool)
+        if contrasting:
+            bufs.update(alt_action=jnp.zeros((T, B, ALTERNATIVES), jnp.int32),
+                        alt_delta=jnp.zeros((T, B, ALTERNATIVES), jnp.float32),
+                        alt_valid=jnp.zeros((T, B, ALTERNATIVES), bool))
         delta = oracle_keep(iteration)
         stats0 = dict(overflow=jnp.int32(0), max_legal=jnp.int32(0),
                       role_mismatch=jnp.int32(0), explored=jnp.int32(0),
@@ -120,6 +144,8 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
                 row["q"] = jnp.take_along_axis(q, slot[:, None], axis=1)[:, 0]
             if choosing:  # a forced move (one legal action) was not scored
                 row["scored"] = alive & (count > 1)
+            if contrasting:
+                row.update(alternatives(prev, idx, valid, slot, f_idx, alive))
             bufs = {n: jax.lax.dynamic_update_index_in_dim(bufs[n], row[n], t, 0) for n in bufs}
             stats = dict(
                 overflow=stats["overflow"] + jnp.sum(alive & overflow, dtype=jnp.int32),
@@ -135,8 +161,14 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
             cond, body, (jnp.int32(0), states, k_play, bufs, stats0))
         finished = final.terminated
         target, weight = episode_targets(cfg, game, bufs, final)
+        extra = {}
+        if contrasting:  # an alternative's target: the taken move's, with its own step reward
+            extra = dict(alt_action=bufs["alt_action"],
+                         alt_target=target[..., None] + bufs["alt_delta"],
+                         alt_weight=weight[..., None] * bufs["alt_valid"])
         decisions = sharding.constrain(
-            Decisions(bufs["obs"], bufs["action"], target, weight, bufs.get("role")), mesh, 1)
+            Decisions(bufs["obs"], bufs["action"], target, weight, bufs.get("role"), **extra),
+            mesh, 1)
         lengths = jnp.sum(bufs["alive"], axis=0)
         totals = jnp.sum(bufs["rewards"], axis=0)  # [B, P]: each game's rewards in all
         scored = stats.pop("scored")
@@ -155,6 +187,8 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
             stats["oracle_shown"] = delta
         if prior_moves is not None:
             stats["prior_rate"] = stats.pop("prior") / jnp.maximum(jnp.sum(lengths), 1)
+        if contrasting:  # alternatives trained, in all
+            stats["alternatives"] = jnp.sum(extra["alt_weight"])
         return decisions, stats
 
     return self_play

@@ -24,6 +24,13 @@ class Decisions:
     target: Array  # float32[...] the acting seat's target
     weight: Array  # float32[...] 1 = real decision of a finished game, 0 = padding
     role: Array | None = None  # int32[...] the network that acted (None: lockstep, by step)
+    # counterfactual targets (Config.counterfactual), else None: [..., ALTERNATIVES] each
+    alt_action: Array | None = None  # int32 rows of alternative actions
+    alt_target: Array | None = None  # float32 their targets
+    alt_weight: Array | None = None  # float32 1 = a real alternative, 0 = none
+
+
+ALTERNATIVES = 16  # alternatives kept per decision for the counterfactual targets
 
 
 @struct.dataclass
@@ -44,12 +51,17 @@ def feature_spec(game) -> tuple[int, Any]:
     return int(one.shape[0]), one.dtype
 
 
-def empty_decisions(lead: tuple, game) -> Decisions:
-    """Zero decisions of shape ``lead`` (padding: weight 0)."""
+def empty_decisions(lead: tuple, game, counterfactual: bool = False) -> Decisions:
+    """Zero decisions of shape ``lead`` (padding: weight 0), with room for the alternatives of
+    the counterfactual targets if ``counterfactual``."""
     F, dtype = feature_spec(game)
+    alt = lead + (ALTERNATIVES,)
+    extra = {} if not counterfactual else dict(
+        alt_action=jnp.zeros(alt, jnp.int32), alt_target=jnp.zeros(alt, jnp.float32),
+        alt_weight=jnp.zeros(alt, jnp.float32))
     return Decisions(obs=jnp.zeros(lead + (F,), dtype), action=jnp.zeros(lead, jnp.int32),
                      target=jnp.zeros(lead, jnp.float32), weight=jnp.zeros(lead, jnp.float32),
-                     role=None if game.lockstep else jnp.zeros(lead, jnp.int32))
+                     role=None if game.lockstep else jnp.zeros(lead, jnp.int32), **extra)
 
 
 def init_params(net, game, key):
@@ -67,7 +79,8 @@ def init_state(cfg, game, net, tx, key, mesh: Mesh | None = None) -> TrainState:
     """A fresh train state (the replay buffer when ``cfg.replay``), placed on ``mesh``."""
     k_net, key = jax.random.split(key)
     params = init_params(net, game, k_net)
-    buffer = empty_decisions((cfg.replay, cfg.steps, cfg.num_envs), game) if cfg.replay else None
+    buffer = (empty_decisions((cfg.replay, cfg.steps, cfg.num_envs), game,
+                              cfg.counterfactual > 0) if cfg.replay else None)
     state = TrainState(params=params, opt_state=jax.vmap(tx.init)(params), key=key,
                        buffer=buffer, iteration=jnp.int32(0))
     if mesh is not None:

@@ -142,6 +142,25 @@ def consequence_codes(state):
     return jnp.concatenate([code, jnp.zeros(tractor.NUM_ACTIONS - tractor.NUM_TYPES, code.dtype)])
 
 
+def trick_ending_rewards(state, point_reward: float):
+    """``(reward float32[66], exact bool[66])``: for the last seat of a trick (not the hand's
+    last trick, whose kitty bonus depends on more), the points of the trick each card that
+    completes its follow takes for its team (+) or gives away (-), times ``point_reward``: the
+    step reward of each such card, known before it is played."""
+    seat = state.current_player
+    holder = tractor.completing_holders(state)
+    values = jnp.asarray(tm.POINTS)[:tractor.NUM_TYPES]
+    table = jnp.sum(state.trick.astype(jnp.int32) * values)  # the partial follow's included
+    mine = (holder - seat) % 2 == 0
+    points = (table + values).astype(jnp.float32)
+    last_trick = jnp.sum(state.hand_sizes) == state.lead_n  # only this follow's cards are left
+    exact = (holder >= 0) & (state.num_in_trick == 3) & ~last_trick
+    reward = point_reward * jnp.where(mine, points, -points)
+    pad = tractor.NUM_ACTIONS - tractor.NUM_TYPES
+    return (jnp.concatenate([jnp.where(exact, reward, 0.0), jnp.zeros(pad)]),
+            jnp.concatenate([exact, jnp.zeros(pad, bool)]))
+
+
 def make_game(cfg, env=None) -> Game:
     """The game of ``cfg`` (its options; oracle guiding when ``cfg.oracle_iterations > 0``)."""
     opts = cfg.options
@@ -203,13 +222,14 @@ def make_game(cfg, env=None) -> Game:
                 feature_scale=float(SCALE), step_rewards=step_rewards,
                 oracle=hidden if cfg.oracle_iterations > 0 else None, tick=tick,
                 final_reward=final_reward, pre_round=(0, 1, 2),  # declare, bury, chaodi
-                action_rows=action_rows if dynamic or opts.consequences else None)
+                action_rows=action_rows if dynamic or opts.consequences else None,
+                counterfactual=lambda state: trick_ending_rewards(state, opts.point_reward))
 
 
 # ShengJi+: gamma 0.95, epsilon 0.015; at most 66 actions (k = 66 never overflows)
 ADAPTER = Adapter(
     game="tractor", role_names=ROLE_NAMES, rewards=("levels",), make_game=make_game,
-    options=Options, ticks=True, oracle=True, unused=("lstm",),
+    options=Options, ticks=True, oracle=True, counterfactuals=True, unused=("lstm",),
     defaults={"reward": "levels", "k": 66, "k_fast": 4, "epsilon": 0.015, "gamma": 0.95,
               "discount": "trick", "max_steps": tractor.Tractor.max_steps,
               "point_reward": 0.01, "encoding": "dynamic", "trick_facts": True})
