@@ -363,6 +363,26 @@ def test_resume_equals_uninterrupted_run(runs):
 
 
 @pytest.mark.slow
+def test_counterfactual_runs_resume_exactly(tmp_path):
+    """With the consequences and counterfactual targets (and a replay buffer holding the
+    alternatives), 2 iterations + --resume give the run of 3, which trains alternatives; the
+    player of such a run plays the consequence features it was trained with."""
+    small = {**TINY, "num_envs": 2, "consequences": "true", "counterfactual": 1.0}
+    flags = [x for k, v in small.items() for x in (f"--{k}", str(v))] + TINY_FLAGS[-3:]
+    straight, split = straight_and_resumed(shengji.main, flags, tmp_path)
+    a, b = read_metrics(straight), read_metrics(split)
+    assert [r["iteration"] for r in a] == [r["iteration"] for r in b] == [1, 2, 3]
+    for ra, rb in zip(a, b):
+        assert {k: v for k, v in ra.items() if k not in TIMING} == \
+            {k: v for k, v in rb.items() if k not in TIMING}
+    assert all(r["alternatives"] > 0 for r in a)
+    env = cardjax.make("tractor")
+    player = dmc_agent.load(env, straight)
+    s = env.init(jax.random.PRNGKey(2))
+    assert bool(s.legal_action_mask[int(player.act(player.params, jax.random.PRNGKey(0), s))])
+
+
+@pytest.mark.slow
 def test_decision_roles_are_phases(final_state):
     """The buffer (the last iteration's decisions) stores each decision's role = the phase of
     its state (read from the stored observation's phase one-hot), and the declaration
