@@ -329,13 +329,15 @@ def test_configs_saved_before_the_adapters_load():
     ddz = dmc.Config.from_dict(SAVED_BEFORE_ADAPTERS["doudizhu"])
     assert not ddz.options.bidding and ddz.steps == 156 and ddz.lstm == 16
     tractor_keys = ("point_reward", "throw_penalty", "encoding", "trick_facts")
-    later = {"init_from": "", "prior_iterations": 0, "prior_share": 0.25}  # keys added since
+    later = {"init_from": "", "prior_iterations": 0, "prior_share": 0.25,
+             "counterfactual": 0.0}  # keys added since
     assert ddz.to_dict() == {**{k: v for k, v in SAVED_BEFORE_ADAPTERS["doudizhu"].items()
                                 if k not in tractor_keys}, **later, "bidding": False}
     trc = dmc.Config.from_dict(SAVED_BEFORE_ADAPTERS["tractor"])
     assert (trc.options.point_reward, trc.options.encoding, trc.options.trick_facts) == \
         (0.01, "dynamic", True)
-    assert trc.to_dict() == {**SAVED_BEFORE_ADAPTERS["tractor"], **later}
+    assert not trc.options.consequences  # saved before the option: trained without it
+    assert trc.to_dict() == {**SAVED_BEFORE_ADAPTERS["tractor"], **later, "consequences": False}
     assert hash(trc) == hash(dmc.Config.from_dict(trc.to_dict()))  # cached_train's key
     # a Tractor option away from its default is no leftover: refused for Dou Dizhu
     with pytest.raises(ValueError, match="unknown config keys \\['encoding'\\] for doudizhu"):
