@@ -21,6 +21,7 @@ import numpy as np
 from flax import serialization
 
 from cardjax.core import Agent
+from cardjax.train.checkpoint import Checkpoints, find_run
 
 DIRECTORY = os.path.join(os.path.dirname(__file__), "pretrained")
 NAMES = {"gongzhu": "scrofazero-pretrained", "doudizhu": "doudizhu-pretrained",
@@ -56,7 +57,11 @@ def export(run: str, name: str, command: str, device: str, bids: dict | None = N
     table with an auction (``{"strength": -4}``; default: the rule player's bids)."""
     from cardjax.agents import dmc, scrofazero
 
-    config = dmc.saved_config(run)  # any trainer's run: the config saved with its checkpoint
+    ckpt = Checkpoints(find_run(run))
+    try:
+        config = ckpt.config()
+    finally:
+        ckpt.close()
     trainer = "dmc" if config.get("algorithm") == "dmc" else "scrofazero"
     params, _ = (dmc if trainer == "dmc" else scrofazero).load_params(run)
     leaves = jax.tree_util.tree_leaves(params)

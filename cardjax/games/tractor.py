@@ -3,8 +3,8 @@ declarations, burial, chaodi, tricks).  Rules: shared/rules/tractor.md; this imp
 choices and options: docs/games.md ("Tractor").  Cards are 54 *types* (``13 * suit + rank``, suits
 S H D C, ranks 2..A; ``52`` = XJ, ``53`` = DJ), two copies each; hands and plays are count vectors
 ``int8[54]``.  Also here: :func:`level_change`, and jitted functions of a state for trainers and
-agents (:func:`trick_holder`, :func:`completing_holders`, :func:`point_swing`,
-:func:`unseen_cards`).  Elsewhere: move
+agents (:func:`trick_holder`, :func:`table_points`, :func:`completing_holders`,
+:func:`point_swing`, :func:`unseen_cards`).  Elsewhere: move
 arithmetic in :mod:`~cardjax.games.tractor_moves` (and the phase ids), legal action masks in
 :mod:`~cardjax.games.tractor_legal` (and the action ids), observations in
 :mod:`~cardjax.games.tractor_observe`, hidden-state sampling in
@@ -416,10 +416,9 @@ class Tractor(Env):
                                       self._end_trick(s, need & (s.num_in_trick == 4)), s)
 
     def _end_trick(self, s: State, need=True) -> State:
-        plays = tm.pad(s.trick.astype(jnp.int32))
         win = gated(need, tm.winner_at, tm.no_winner, s.trick, s.leader, s.lead_tractors,
                     s.lead_pairs, s.level, s.trump)
-        pts = jnp.sum(plays * jnp.asarray(tm.POINTS)[None, :])
+        pts = table_points(s)
         defender_won = (win % 2) == (s.dealer % 2)
         s = s.replace(
             attacker_points=s.attacker_points + jnp.where(defender_won, 0, pts),
@@ -532,6 +531,12 @@ def trick_holder(state: State, seat) -> Array:
     win = tm.trick_winner(plays, state.leader, state.lead_tractors, state.lead_pairs, eff, order,
                           slot)
     return jnp.where((state.phase == PLAY) & (state.num_in_trick > 0), win, -1)
+
+
+def table_points(state: State) -> Array:
+    """int32: the points of the cards on the table in the current trick (the partial move of the
+    seat to act included)."""
+    return jnp.sum(state.trick.astype(jnp.int32) * jnp.asarray(tm.POINTS)[:NUM_TYPES])
 
 
 def _winners_by_card(trick, seat, leader, tractors, pairs, level, trump):

@@ -112,7 +112,7 @@ def trick_facts(state, dynamic: bool = False):
         unseen = tractor_observe.cards_to_dynamic(unseen, state.level, state.trump)
     holder = tractor.trick_holder(state, me)
     rel = (jnp.arange(4) == (holder - me) % 4) & (holder >= 0)
-    points = jnp.sum(state.trick.astype(jnp.int32) * jnp.asarray(tm.POINTS)[:tractor.NUM_TYPES])
+    points = tractor.table_points(state)
     return jnp.concatenate([unseen, rel.astype(jnp.float32),
                             (points / 200.0)[None].astype(jnp.float32)])
 
@@ -149,10 +149,9 @@ def trick_ending_rewards(state, point_reward: float):
     step reward of each such card, known before it is played."""
     seat = state.current_player
     holder = tractor.completing_holders(state)
-    values = jnp.asarray(tm.POINTS)[:tractor.NUM_TYPES]
-    table = jnp.sum(state.trick.astype(jnp.int32) * values)  # the partial follow's included
     mine = (holder - seat) % 2 == 0
-    points = (table + values).astype(jnp.float32)
+    points = (tractor.table_points(state) + jnp.asarray(tm.POINTS)[:tractor.NUM_TYPES]).astype(
+        jnp.float32)
     last_trick = jnp.sum(state.hand_sizes) == state.lead_n  # only this follow's cards are left
     exact = (holder >= 0) & (state.num_in_trick == 3) & ~last_trick
     reward = point_reward * jnp.where(mine, points, -points)
