@@ -315,6 +315,22 @@ class Tractor(Env):
         return s.replace(phase=jnp.int32(PLAY), leader=s.dealer, current_player=s.dealer,
                          num_in_trick=jnp.int32(0))
 
+    def lead(self, state: State, cards, need=True) -> State:
+        """``state`` after the seat to act leads ``cards`` (int[54]) whole, in one transition:
+        the state that adding the cards one by one and then done gives, but for ``step_count``
+        (one more, not ``n + 1``).  The caller makes sure the lead is legal (a trick's start,
+        cards of the seat's hand).  ``need``: whether this applies (the throw check of the games
+        where it does not is skipped, as in a vmapped batch that selects between moves)."""
+        return _jitted(self, "_lead_impl")(state, jnp.asarray(cards), need)
+
+    def _lead_impl(self, s: State, cards, need) -> State:
+        seat = s.current_player
+        s = s.replace(rewards=jnp.zeros_like(s.rewards),
+                      trick=jnp.where(_row(seat), cards.astype(jnp.int8), s.trick))
+        nxt = self._end_lead(s, need)
+        nxt = nxt.replace(step_count=s.step_count + 1)
+        return nxt.replace(legal_action_mask=self._legal_mask(nxt))
+
     def _bury(self, s: State, action: Array) -> State:
         seat = s.burier
         card = _onehot(action).astype(jnp.int8)
