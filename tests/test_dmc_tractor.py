@@ -37,11 +37,11 @@ G = 0.95
 
 
 def tractor_game(env, point_reward=0.0, oracle=False, dynamic=False, trick_facts=False,
-                 consequences=False):
+                 consequences=False, leads="cards"):
     """The adapter's game for ``env`` with these options (the others off)."""
     cfg = dmc.Config.for_game("tractor", point_reward=point_reward, oracle_iterations=int(oracle),
                               encoding="dynamic" if dynamic else "static", trick_facts=trick_facts,
-                              consequences=consequences)
+                              consequences=consequences, leads=leads)
     return adapter.make_game(cfg, env)
 
 
@@ -254,6 +254,45 @@ def test_consequences_equal_stepping_each_card():
     assert checked > 100
 
 
+def test_unit_leads_rows_say_the_unit_and_whether_no_unseen_card_beats_it():
+    """Level 2, hearts trump, seat 0 to lead, whole-unit leads: a pair's feature row is its
+    card's with the pair flag, a tractor's is its top card's with its length's flag; the lead
+    consequence (1, "I hold the trick") marks the leads no unseen card beats -- A♦A♦, K♦K♦ and
+    K♦ (seat 0 holds both A♦), not Q♠ (A♠ unseen) nor 3♠3♠4♠4♠ (5♠5♠ may be out) -- and none
+    in diamonds once an opponent has shown a diamond void.  In dynamic features the rows
+    follow the hand's level and trump."""
+    from cardjax.games import tractor_leads as TL
+
+    env = cardjax.make("tractor")
+    card = TC.card_type
+    s = env.trick_state(["A♦ A♦ K♦ K♦ Q♠ 3♠ 3♠ 4♠ 4♠", "6♠ 8♣", "J♠ 9♣", "K♠ 4♣"], 2, "H")
+    game = tractor_game(env, consequences=True, leads="units")
+    assert game.view and game.plain_env is env and game.num_actions == TL.NUM_ACTIONS
+    table, rows = np.asarray(game.action_features), np.asarray(game.action_rows(s))
+    base = adapter.action_table()
+    assert table.shape == (4 * adapter.UNIT_ROWS, base.shape[1] + 4 + 3)
+    tractor_id = int(TL.unit_of(s, TC.parse_counts("3♠ 3♠ 4♠ 4♠")))
+    assert tractor_id >= TL.TRACTOR0 and TL.UNIT_PAIRS[tractor_id] == 2
+
+    def row(a):
+        return table[rows[a]]
+
+    pair, single, tr, boss = (np.eye(4)[0], np.zeros(4), np.eye(4)[1], [1, 0, 0])
+    np.testing.assert_array_equal(row(TL.PAIR0 + card("A♦")), np.r_[base[card("A♦")], pair, boss])
+    np.testing.assert_array_equal(row(TL.PAIR0 + card("K♦")), np.r_[base[card("K♦")], pair, boss])
+    np.testing.assert_array_equal(row(card("K♦")), np.r_[base[card("K♦")], single, boss])
+    np.testing.assert_array_equal(row(card("Q♠")), np.r_[base[card("Q♠")], single, 0, 0, 0])
+    np.testing.assert_array_equal(row(tractor_id), np.r_[base[card("4♠")], tr, 0, 0, 0])
+    void = s.replace(voids=s.voids.at[1, 2].set(True))  # seat 1 is void in diamonds
+    assert not np.asarray(adapter.lead_boss(void))[TL.PAIR0 + card("A♦")]
+    dyn = tractor_game(env, consequences=True, leads="units", dynamic=True)
+    d_rows = np.asarray(dyn.action_rows(s))
+    assert d_rows[TL.PAIR0 + card("A♦")] == (
+        TL.PAIR0 + card("A♦") + adapter.UNIT_ROWS * (5 * 0 + 1) + 65 * adapter.UNIT_ROWS)
+    assert np.asarray(dyn.action_features)[d_rows[tractor_id]][
+        tm.DYN[0, 1, card("4♠")]]  # the top card at its dynamic place
+
+
 def test_trick_ending_rewards_are_the_swings_of_stepping_each_card():
     """The last seat's counterfactual step rewards equal the point swing of playing each card
     (hand-built: 5♥ led, the partner's K♥ and 3♥ on the table, 15 points); other seats, and the
@@ -380,6 +419,49 @@ def test_counterfactual_runs_resume_exactly(tmp_path):
     player = dmc_agent.load(env, straight)
     s = env.init(jax.random.PRNGKey(2))
     assert bool(s.legal_action_mask[int(player.act(player.params, jax.random.PRNGKey(0), s))])
+
+
+@pytest.mark.slow
+def test_unit_leads_runs_resume_exactly_and_play_the_plain_env(tmp_path):
+    """Whole-unit leads with the rule player's moves as a fading prior: 2 iterations + --resume
+    give the run of 3; the prior's leads are named as whole units; the trained player plays
+    the plain env (its leads card by card) legally to the end of two hands."""
+    small = {**TINY, "num_envs": 2, "consequences": "true", "counterfactual": 1.0,
+             "leads": "units", "init_from": "rule", "prior_iterations": 4, "prior_share": 1.0}
+    flags = [x for k, v in small.items() for x in (f"--{k}", str(v))] + TINY_FLAGS[-3:]
+    straight, split = straight_and_resumed(shengji.main, flags, tmp_path)
+    a, b = read_metrics(straight), read_metrics(split)
+    for ra, rb in zip(a, b):
+        assert {k: v for k, v in ra.items() if k not in TIMING} == \
+            {k: v for k, v in rb.items() if k not in TIMING}
+    assert a[0]["prior_rate"] > 0.99  # every lead the rule player made was named as a unit
+    assert all(r["decisions_play"] < 100 * 2 for r in a)  # fewer decisions than cards
+    env = cardjax.make("tractor")
+    me = dmc_agent.load(env, straight)
+    final, ok, n = play_hands(env, me, 2)
+    assert bool(ok) and np.all(np.asarray(final.hand_sizes) == 0)
+
+
+def play_hands(env, me, hands: int):
+    """``me`` in all four seats of ``hands`` hands (the arena's vmapped path): the final states,
+    whether every action was legal, and the steps."""
+    act = jax.vmap(me.act, in_axes=(None, 0, 0))
+
+    @jax.jit
+    def play(params, keys):
+        states = jax.vmap(env.init)(keys)
+
+        def body(c):
+            s, ok, n = c
+            a = act(params, keys, s)
+            legal = jnp.take_along_axis(s.legal_action_mask, a[:, None], axis=1)[:, 0]
+            ok = ok & jnp.all(legal | s.terminated)
+            return jax.vmap(env.step)(s, a), ok, n + 1
+
+        return jax.lax.while_loop(lambda c: ~jnp.all(c[0].terminated) & (c[2] < 700), body,
+                                  (states, jnp.bool_(True), 0))
+
+    return play(me.params, jax.random.split(jax.random.PRNGKey(2), hands))
 
 
 @pytest.mark.slow
@@ -539,23 +621,7 @@ def test_loaded_agent_plays_legal_moves_to_the_end(runs):
     env = cardjax.make("tractor")
     me = dmc_agent.load(env, runs[0], worlds=4)
     assert me.name == "shengji"
-    act = jax.vmap(me.act, in_axes=(None, 0, 0))
-
-    @jax.jit
-    def play(params, keys):
-        states = jax.vmap(env.init)(keys)
-
-        def body(c):
-            s, ok, n = c
-            a = act(params, keys, s)
-            legal = jnp.take_along_axis(s.legal_action_mask, a[:, None], axis=1)[:, 0]
-            ok = ok & jnp.all(legal | s.terminated)
-            return jax.vmap(env.step)(s, a), ok, n + 1
-
-        return jax.lax.while_loop(lambda c: ~jnp.all(c[0].terminated) & (c[2] < 700), body,
-                                  (states, jnp.bool_(True), 0))
-
-    final, ok, n = play(me.params, jax.random.split(jax.random.PRNGKey(2), 2))
+    final, ok, n = play_hands(env, me, 2)
     assert bool(ok) and int(n) < 700
     assert np.all(np.asarray(final.terminated)) and np.all(np.asarray(final.hand_sizes) == 0)
     assert np.all(np.asarray(final.phase) == tractor.OVER)

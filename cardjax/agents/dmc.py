@@ -84,9 +84,13 @@ def agent_from_params(env, params, cfg: Config, name: str | None = None,
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
 
+    view = game.env if game.view else None  # moves built over several env steps
+
     def one(params, state):
-        idx, valid, q = acting.q_values(net, game, params, state, k)
-        return idx[jnp.argmax(q)]
+        chosen = state if view is None else view.decision_state(state)
+        idx, valid, q = acting.q_values(net, game, params, chosen, k)
+        a = idx[jnp.argmax(q)]
+        return a if view is None else view.env_action(state, a)
 
     @jax.custom_batching.custom_vmap
     def choose(params, state):
@@ -104,7 +108,11 @@ def agent_from_params(env, params, cfg: Config, name: str | None = None,
         state = jax.tree_util.tree_map(
             lambda x, b: x if b else jnp.broadcast_to(x, (axis_size,) + jnp.shape(x)),
             state, state_batched)
-        return acting.greedy_actions(net, game, params, state, k, cfg.k_fast), True
+        if view is None:
+            return acting.greedy_actions(net, game, params, state, k, cfg.k_fast), True
+        chosen = jax.vmap(view.decision_state)(state)
+        a = acting.greedy_actions(net, game, params, chosen, k, cfg.k_fast)
+        return jax.vmap(view.env_action)(state, a), True
 
     def act(params, key, state):
         del key
@@ -124,7 +132,8 @@ def value_from_params(env, params, cfg: Config, k: int | None = None):
     k = cfg.k if k is None else int(k)
 
     def value_fn(params, state):
-        _, _, q = acting.q_values(net, game, params, state, k)
+        chosen = game.env.decision_state(state) if game.view else state
+        _, _, q = acting.q_values(net, game, params, chosen, k)
         return zero_sum_team_values(env, state, jnp.max(q))
 
     return value_fn

@@ -36,7 +36,12 @@ class Game(NamedTuple):
     float32[num_players]`` and ``pre_round`` (roles): under ``discount="trick"`` the decisions of
     the ``pre_round`` roles learn the final reward alone, undiscounted; ``action_rows(state) ->
     int32[num_actions]``: each action's row of ``action_features`` in this state (None: action
-    ``a`` is row ``a``).
+    ``a`` is row ``a``); ``view``: ``env`` is a view of the env a player plays (:attr:`plain_env`)
+    whose actions are moves built over several of that env's steps (the trainer plays the view,
+    a trained player the env); the view has the env's ``init``, ``step``, ``legal_words``,
+    ``num_players``, ``num_actions`` and ``decision_state(state)`` (the state in which the move
+    being built was chosen), ``env_action(state, action)`` (the env action that goes on building
+    it) and ``lift(act)`` (a player of the env as a player of the view).
     """
 
     env: Any
@@ -56,6 +61,12 @@ class Game(NamedTuple):
     action_rows: Callable | None = None
     counterfactual: Callable | None = None
     trainable: bool = True  # False: a game built to play in an env its config was not trained for
+    view: bool = False
+
+    @property
+    def plain_env(self):
+        """The env a trained player plays: ``env``, or the env that ``env`` is a view of."""
+        return self.env.env if self.view else self.env
 
     @property
     def num_roles(self) -> int:

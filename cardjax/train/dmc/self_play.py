@@ -48,6 +48,8 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
         n = max(cfg.oracle_iterations, 1)
         return jnp.clip(1.0 - iteration.astype(jnp.float32) / n, 0.0, 1.0)
 
+    if prior is not None and game.view:  # the prior plays the env: its moves as the view's
+        prior = prior._replace(act=env.lift(prior.act))
     prior_moves = None if prior is None else make_prior_moves(cfg, prior, B)
 
     def act_scores(params, t, obs, idx, count, alive, roles):

@@ -52,7 +52,7 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
     if cfg.init_from:
         from cardjax import agents
 
-        prior = agents.load(game.env, cfg.init_from)
+        prior = agents.load(game.plain_env, cfg.init_from)
     self_play = make_self_play(cfg, game, net, mesh, prior)
     learner = make_learner(cfg, game, net, tx)
 

@@ -24,6 +24,7 @@ import cardjax
 from cardjax.cli import boolean, non_negative_float
 from cardjax.games import tractor
 from cardjax.games import tractor_moves as tm
+from cardjax.games import tractor_leads as tl
 from cardjax.games import tractor_observe
 from cardjax.train.dmc.adapter import Adapter, Game
 
@@ -49,7 +50,12 @@ class Options:
         "its points (true / false)"))
     consequences: bool = dataclasses.field(default=False, metadata=dict(
         type=boolean, help="each card that completes a follow says who would then hold the "
-        "trick: the seat itself, its partner or an opponent (true / false)"))
+        "trick: the seat itself, its partner or an opponent; with whole-unit leads, each lead "
+        "says whether no unseen card can beat it (true / false)"))
+    leads: str = dataclasses.field(default="cards", metadata=dict(
+        choices=("cards", "units"), help="a lead is built card by card and then done, throws "
+        "included (cards), or chosen whole among the seat's singles, pairs and tractors "
+        "(units: no throws)"))
 
     def __post_init__(self):
         if self.point_reward < 0:
@@ -58,6 +64,8 @@ class Options:
             raise ValueError(f"throw_penalty must be 0 or 10, got {self.throw_penalty}")
         if self.encoding not in ("static", "dynamic"):
             raise ValueError(f"encoding must be 'static' or 'dynamic', got {self.encoding!r}")
+        if self.leads not in ("cards", "units"):
+            raise ValueError(f"leads must be 'cards' or 'units', got {self.leads!r}")
 
 
 def action_table() -> np.ndarray:
@@ -117,6 +125,56 @@ def trick_facts(state, dynamic: bool = False):
                             (points / 200.0)[None].astype(jnp.float32)])
 
 
+UNIT_FLAGS = 4  # a pair; a tractor of 2, 3, 4 or more pairs
+UNIT_ROWS = tractor.NUM_ACTIONS + tractor.NUM_TYPES * UNIT_FLAGS  # an action table's rows, units
+
+
+def with_units(table: np.ndarray, contexts: int = 1) -> np.ndarray:
+    """``table`` [contexts * 66, G] -> [contexts * UNIT_ROWS, G + 4]: per context, the 66 rows,
+    then a pair of each card type (its card's row, flag 0), then a tractor topped by each type of
+    2, 3 and 4 or more pairs (its top card's row, flag 1, 2 or 3)."""
+    n, nt = tractor.NUM_ACTIONS, tractor.NUM_TYPES
+    base = table.reshape(contexts, n, table.shape[1])
+    out = np.zeros((contexts, UNIT_ROWS, table.shape[1] + UNIT_FLAGS), table.dtype)
+    out[:, :n, :table.shape[1]] = base
+    for flag in range(UNIT_FLAGS):
+        rows = slice(n + nt * flag, n + nt * (flag + 1))
+        out[:, rows, :table.shape[1]] = base[:, :nt]
+        out[:, rows, table.shape[1] + flag] = 1
+    return out.reshape(contexts * UNIT_ROWS, -1)
+
+
+def unit_rows(state):
+    """int32[tractor_leads.NUM_ACTIONS]: each action's row of :func:`with_units`'s table (in one
+    context)."""
+    a = jnp.arange(tl.NUM_ACTIONS)
+    top = tl.unit_tops(state)
+    flag = jnp.clip(jnp.asarray(tl.UNIT_PAIRS), 2, 4) - 1  # tractors: 1, 2, 3
+    flag = jnp.where(a < tl.TRACTOR0, 0, flag)
+    return jnp.where(a < tl.PAIR0, a, tractor.NUM_ACTIONS + tractor.NUM_TYPES * flag + top)
+
+
+def lead_boss(state):
+    """bool[tractor_leads.NUM_ACTIONS]: at a trick's start, the leads (singles, pairs, tractors)
+    that no card the seat has not seen can beat in their suit -- no unseen card (pair, for a pair
+    or a tractor) above the unit's top -- and, in a side suit, that no opponent has shown void."""
+    me = state.current_player
+    eff, order, _ = tm.context(state.level, state.trump)
+    eff, order = eff[:tractor.NUM_TYPES], order[:tractor.NUM_TYPES]
+    unseen = tractor.unseen_cards(state, me)
+    above = (eff[None, :] == eff[:, None]) & (order[None, :] > order[:, None])  # [t, u]
+    boss1 = ~jnp.any(above & (unseen > 0)[None, :], axis=1)
+    boss2 = ~jnp.any(above & (unseen == 2)[None, :], axis=1)
+    top = jnp.minimum(tl.unit_tops(state), tractor.NUM_TYPES - 1)
+    paired = jnp.asarray(tl.UNIT_PAIRS) > 0
+    boss = jnp.where(paired, boss2[top], boss1[top])
+    opp_void = state.voids[(me + 1) % 4] | state.voids[(me + 3) % 4]
+    ruffable = (eff[top] != tm.TRUMP) & opp_void[eff[top]]
+    a = jnp.arange(tl.NUM_ACTIONS)
+    lead = (a < tractor.NUM_TYPES) | (a >= tl.PAIR0)
+    return boss & ~ruffable & lead & tl.lead_start(state)
+
+
 CONSEQUENCES = 4  # a card completes no follow; it completes one held by me / partner / opponent
 
 
@@ -140,6 +198,11 @@ def consequence_codes(state):
     rel = (holder - state.current_player) % 4
     code = jnp.where(holder < 0, 0, jnp.where(rel == 0, 1, jnp.where(rel == 2, 2, 3)))
     return jnp.concatenate([code, jnp.zeros(tractor.NUM_ACTIONS - tractor.NUM_TYPES, code.dtype)])
+
+
+def pad_actions(x, n: int):
+    """``x`` [66] padded with zeros (False) to ``n`` actions."""
+    return jnp.concatenate([x, jnp.zeros(n - x.shape[0], x.dtype)])
 
 
 def trick_ending_rewards(state, point_reward: float):
@@ -167,10 +230,17 @@ def make_game(cfg, env=None) -> Game:
     if env.name != "tractor":
         raise ValueError(f"the Tractor adapter needs the tractor env, got {env.name!r}")
     dynamic = opts.encoding == "dynamic"
+    units = opts.leads == "units"
     table = dynamic_action_table() if dynamic else action_table()
+    per_context = tractor.NUM_ACTIONS
+    if units:
+        per_context = UNIT_ROWS
+        table = with_units(table, 65 if dynamic else 1)
     base_rows = table.shape[0]
     if opts.consequences:
         table = with_consequences(table)
+    moves = tl.UnitLeads(env) if units else env
+    n_moves = moves.num_actions
 
     def quantize(x):
         return jnp.round(x * SCALE).astype(jnp.uint8)
@@ -189,12 +259,19 @@ def make_game(cfg, env=None) -> Game:
         return quantize(encode(full, state)[tractor_observe.OBS_SIZE:])
 
     def action_rows(state):
-        rows = jnp.arange(tractor.NUM_ACTIONS)
+        rows = unit_rows(state) if units else jnp.arange(tractor.NUM_ACTIONS)
         if dynamic:
-            rows = rows + tractor.NUM_ACTIONS * (5 * state.level + state.trump)
+            rows = rows + per_context * (5 * state.level + state.trump)
         if opts.consequences:
-            rows = rows + base_rows * consequence_codes(state)
+            codes = pad_actions(consequence_codes(state), n_moves)
+            if units:  # a lead no unseen card beats: "I hold the trick"
+                codes = jnp.where(lead_boss(state), 1, codes)
+            rows = rows + base_rows * codes
         return rows
+
+    def counterfactual(state):
+        reward, exact = trick_ending_rewards(state, opts.point_reward)
+        return pad_actions(reward, n_moves), pad_actions(exact, n_moves)
 
     def role(state):
         return jnp.minimum(state.phase, tractor.PLAY).astype(jnp.int32)
@@ -217,12 +294,12 @@ def make_game(cfg, env=None) -> Game:
         return {"attacker_wins": jnp.sum(done * (score >= 80)) / n,
                 "attacker_score": jnp.sum(done * score) / n}
 
-    return Game(env, ROLE_NAMES, features, role, table, (0, 0), outcome, lockstep=False,
+    return Game(moves, ROLE_NAMES, features, role, table, (0, 0), outcome, lockstep=False,
                 feature_scale=float(SCALE), step_rewards=step_rewards,
                 oracle=hidden if cfg.oracle_iterations > 0 else None, tick=tick,
                 final_reward=final_reward, pre_round=(0, 1, 2),  # declare, bury, chaodi
-                action_rows=action_rows if dynamic or opts.consequences else None,
-                counterfactual=lambda state: trick_ending_rewards(state, opts.point_reward))
+                action_rows=action_rows if dynamic or opts.consequences or units else None,
+                counterfactual=counterfactual, view=units)
 
 
 # ShengJi+: gamma 0.95, epsilon 0.015; at most 66 actions (k = 66 never overflows)
