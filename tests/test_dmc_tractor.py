@@ -231,6 +231,39 @@ def test_consequences_say_who_holds_the_trick_after_each_completing_card():
     np.testing.assert_array_equal(table[rows[tractor.DONE]], np.r_[base[tractor.DONE], 0, 0, 0])
 
 
+def test_security_says_whether_the_next_seat_may_still_take_the_trick():
+    """Level 2, spades trump, 5♥ led by seat 0.  Seat 1's A♥ holds the trick safely (no heart
+    above it), its K♥ holds it at risk (seat 1 has not seen the other A♥), a club leaves it to
+    the leader; once seat 2 has shown a heart void even A♥ may be ruffed.  Then A♥ led and 4♥
+    followed: seat 2's 3♥ leaves the trick to its partner, safely until seat 3 shows a heart
+    void (trumps are unseen).  The last seat is always safe."""
+    env = cardjax.make("tractor")
+    step = jax.jit(env.step)
+    card = TC.card_type
+    hands = ["5♥ A♥ 6♣", "A♥ K♥ 7♣ 4♥", "3♥ Q♥", "K♠ 4♣"]
+    s = env.trick_state(hands, 2, "S", leader=0, dealer=0)
+    s1 = step(step(s, card("5♥")), tractor.DONE)
+    codes = np.asarray(adapter.consequence_codes(s1, security=True))
+    assert (codes[card("A♥")], codes[card("K♥")], codes[card("7♣")]) == (1, 4, 3)
+    assert list(np.asarray(adapter.consequence_codes(s1))[[card("A♥"), card("K♥")]]) == [1, 1]
+    void = s1.replace(voids=s1.voids.at[2, 1].set(True))
+    assert np.asarray(adapter.consequence_codes(void, security=True))[card("A♥")] == 4
+    s2 = step(step(step(s, card("A♥")), tractor.DONE), card("4♥"))
+    assert np.asarray(adapter.consequence_codes(s2, security=True))[card("3♥")] == 2
+    void = s2.replace(voids=s2.voids.at[3, 1].set(True))
+    assert np.asarray(adapter.consequence_codes(void, security=True))[card("3♥")] == 5
+    s3 = step(s2, card("3♥"))  # seat 3 is last: what holds is safe
+    assert np.asarray(adapter.consequence_codes(s3, security=True))[card("K♠")] == 1
+    game = tractor_game(env, consequences=True)
+    cfg = dmc.Config.for_game("tractor", encoding="static", trick_facts=False,
+                              consequences=True, security=True)
+    secure = adapter.make_game(cfg, env)
+    assert secure.action_features.shape == (6 * adapter.action_table().shape[0],
+                                            game.action_features.shape[1] + 2)
+    with pytest.raises(ValueError, match="security needs consequences"):
+        dmc.Config.for_game("tractor", security=True)
+
+
 def test_consequences_equal_stepping_each_card():
     """On positions of rule-player games, every legal card that completes a follow leads to the
     holder :func:`tractor.completing_holders` says, once stepped."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -52,6 +53,10 @@ class Options:
         type=boolean, help="each card that completes a follow says who would then hold the "
         "trick: the seat itself, its partner or an opponent; with whole-unit leads, each lead "
         "says whether no unseen card can beat it (true / false)"))
+    security: bool = dataclasses.field(default=False, metadata=dict(
+        type=boolean, help="with consequences: a card after which the seat or its partner holds "
+        "the trick also says whether the next seat may still take it (an unseen higher card, "
+        "or a shown void that can ruff; true / false)"))
     leads: str = dataclasses.field(default="cards", metadata=dict(
         choices=("cards", "units"), help="a lead is built card by card and then done, throws "
         "included (cards), or chosen whole among the seat's singles, pairs and tractors "
@@ -64,6 +69,8 @@ class Options:
             raise ValueError(f"throw_penalty must be 0 or 10, got {self.throw_penalty}")
         if self.encoding not in ("static", "dynamic"):
             raise ValueError(f"encoding must be 'static' or 'dynamic', got {self.encoding!r}")
+        if self.security and not self.consequences:
+            raise ValueError("security needs consequences (it refines their codes)")
         if self.leads not in ("cards", "units"):
             raise ValueError(f"leads must be 'cards' or 'units', got {self.leads!r}")
 
@@ -176,28 +183,60 @@ def lead_boss(state):
 
 
 CONSEQUENCES = 4  # a card completes no follow; it completes one held by me / partner / opponent
+SECURE_CONSEQUENCES = 6  # ... and by me / partner while the next seat may still take it
 
 
-def with_consequences(table: np.ndarray) -> np.ndarray:
-    """``table`` [R, G] -> [4 R, G + 3]: rows ``r + R * code`` are row ``r`` with the one-hot of
-    ``code`` (:func:`consequence_codes`; code 0 has none)."""
+def with_consequences(table: np.ndarray, codes: int = CONSEQUENCES) -> np.ndarray:
+    """``table`` [R, G] -> [codes R, G + codes - 1]: rows ``r + R * code`` are row ``r`` with the
+    one-hot of ``code`` (:func:`consequence_codes`; code 0 has none)."""
     rows = table.shape[0]
-    out = np.zeros((CONSEQUENCES * rows, table.shape[1] + CONSEQUENCES - 1), table.dtype)
-    for code in range(CONSEQUENCES):
+    out = np.zeros((codes * rows, table.shape[1] + codes - 1), table.dtype)
+    for code in range(codes):
         out[code * rows:(code + 1) * rows, :table.shape[1]] = table
         if code:
             out[code * rows:(code + 1) * rows, table.shape[1] + code - 1] = 1
     return out
 
 
-def consequence_codes(state):
+def consequence_codes(state, security: bool = False):
     """int32[66]: per action, 0 unless it is a card that completes the seat's follow, then who
     holds the trick after it: 1 the seat, 2 its partner, 3 an opponent
-    (:func:`tractor.completing_holders`)."""
+    (:func:`tractor.completing_holders`); with ``security``, 4 the seat and 5 its partner where
+    the next seat may still take the trick (:func:`holds_unsafely`)."""
     holder = tractor.completing_holders(state)
     rel = (holder - state.current_player) % 4
     code = jnp.where(holder < 0, 0, jnp.where(rel == 0, 1, jnp.where(rel == 2, 2, 3)))
+    if security:
+        code = jnp.where((code == 1) | (code == 2), code + 3 * holds_unsafely(state, holder), code)
     return jnp.concatenate([code, jnp.zeros(tractor.NUM_ACTIONS - tractor.NUM_TYPES, code.dtype)])
+
+
+def holds_unsafely(state, holder):
+    """bool[54]: for each card type, whether the seat after the seat to act (an opponent) may
+    still beat the play that holds the trick were the seat's follow completed with it (holder:
+    ``holder[t]``, the seat itself or its partner) -- the rule player's test: the play of the
+    led suit or a trump ruff topped at order ``k`` is at risk if the seat has not seen a card
+    (for a pair lead, both copies) of that suit above ``k``, or if the lead is a plain suit the
+    next seat has shown void in (for a ruff: and a higher trump is unseen).  Leads other than a
+    single or a pair, and the last seat, count as safe."""
+    me = state.current_player
+    eff, order, _ = tm.context(state.level, state.trump)
+    eff, order = eff[:tractor.NUM_TYPES], order[:tractor.NUM_TYPES]
+    unseen = tractor.unseen_cards(state, me)
+    need = jnp.where(state.lead_pairs > 0, 2, 1)
+    simple = (state.lead_k1 == 0) & (state.lead_n == need)
+    lsuit = state.lead_suit
+    void = state.voids[(me + 1) % 4, lsuit] & (lsuit != tm.TRUMP)
+
+    def at_risk(suit, key):
+        higher = jnp.any((unseen >= need) & (eff == suit) & (order > key))
+        return jnp.where(suit == lsuit, higher | void, void & higher)
+
+    partner = state.trick[(me + 2) % 4]
+    top = jnp.argmax(jnp.where(partner > 0, order, -1))
+    mine = jax.vmap(at_risk)(eff, order)  # the seat holds with the card itself
+    risk = jnp.where((holder - me) % 4 == 0, mine, at_risk(eff[top], order[top]))
+    return risk & simple & (state.num_in_trick < 3)
 
 
 def pad_actions(x, n: int):
@@ -237,8 +276,9 @@ def make_game(cfg, env=None) -> Game:
         per_context = UNIT_ROWS
         table = with_units(table, 65 if dynamic else 1)
     base_rows = table.shape[0]
+    codes = SECURE_CONSEQUENCES if opts.security else CONSEQUENCES
     if opts.consequences:
-        table = with_consequences(table)
+        table = with_consequences(table, codes)
     moves = tl.UnitLeads(env) if units else env
     n_moves = moves.num_actions
 
@@ -263,10 +303,10 @@ def make_game(cfg, env=None) -> Game:
         if dynamic:
             rows = rows + per_context * (5 * state.level + state.trump)
         if opts.consequences:
-            codes = pad_actions(consequence_codes(state), n_moves)
+            code = pad_actions(consequence_codes(state, opts.security), n_moves)
             if units:  # a lead no unseen card beats: "I hold the trick"
-                codes = jnp.where(lead_boss(state), 1, codes)
-            rows = rows + base_rows * codes
+                code = jnp.where(lead_boss(state), 1, code)
+            rows = rows + base_rows * code
         return rows
 
     def counterfactual(state):
