@@ -666,7 +666,8 @@ def test_loaded_agent_plays_legal_moves_to_the_end(runs):
                                   "--gamma=0", "--k=-3", "--point_reward=-1",
                                   "--oracle_iterations=x", "--eval_deals=-1",
                                   "--encoding=sorted", "--trick_facts=maybe", "--lam=1.5",
-                                  "--target=hand", "--train_forced=sometimes"])
+                                  "--target=hand", "--train_forced=sometimes",
+                                  "--leads=throws", "--security=maybe"])
 def test_cli_rejects_bad_flags(flag, capsys):
     with pytest.raises(SystemExit):
         shengji.parse_args([flag])
