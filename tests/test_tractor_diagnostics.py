@@ -37,6 +37,18 @@ def test_phase_mix_takes_each_phase_from_its_player(env):
     assert int(mix.act(mix.params, key, tricks)) == 7
 
 
+def test_follow_mix_takes_the_follows_from_its_player(env):
+    mix = td.follow_mix(constant("a")._replace(params=60), constant("b")._replace(params=7))
+    assert mix.name == "a leads + b follows"
+    key = jax.random.PRNGKey(0)
+    assert int(mix.act(mix.params, key, env.init(key))) == 60  # the pre-round
+    tricks = env.trick_state(["A♥", "K♥", "3♥", "5♥"], 2, "S")
+    assert int(mix.act(mix.params, key, tricks)) == 60  # a lead
+    step = jax.jit(env.step)
+    followed = step(step(tricks, TC.card_type("A♥")), T.DONE)
+    assert int(mix.act(mix.params, key, followed)) == 7
+
+
 def test_point_swing_of_a_trick(env):
     """Seat 1 (a defender: seat 0 deals) leads K♥; seat 0 takes the trick with A♥ last: the
     dealer's team gains the 15 points it holds -- as defenders, against the attackers."""

@@ -2,8 +2,9 @@
 and the simplest trick decision there is.
 
 * :func:`phase_mix` -- a player that declares, buries and chaodis like one player and plays the
-  tricks like another; matched against random (``scripts/tractor_diagnostics.py``) it tells
-  whether a trained player's weakness is before or in the tricks.
+  tricks like another; matched against random or the rule player
+  (``scripts/tractor_diagnostics.py``) it tells whether a trained player's weakness is before or
+  in the tricks; :func:`follow_mix` splits the tricks into the leads and the follows.
 * :func:`play_stats` -- a player's play against an opponent: how many cards it leads, how often a
   lead is a throw that fails (the smallest failing unit is played instead), and its choices as
   the last seat to follow a one-card lead, where the trick's outcome is known at once: the share
@@ -33,6 +34,20 @@ def phase_mix(pre: Agent, play: Agent, name: str | None = None) -> Agent:
 
     return Agent(name or f"{pre.name} pre-round + {play.name} tricks", act,
                  (pre.params, play.params))
+
+
+def follow_mix(lead: Agent, follow: Agent, name: str | None = None) -> Agent:
+    """``follow``'s follows (the second to fourth plays of every trick), ``lead``'s everything
+    else (declarations, burial, chaodi and the leads)."""
+
+    def act(params, key, state):
+        a = lead.act(params[0], key, state)
+        b = follow.act(params[1], key, state)
+        following = (state.phase == tractor.PLAY) & (state.num_in_trick > 0)
+        return jnp.where(following, b, a)
+
+    return Agent(name or f"{lead.name} leads + {follow.name} follows", act,
+                 (lead.params, follow.params))
 
 
 def _counters():
