@@ -13,7 +13,9 @@ network, not the trainer.  ``act`` is for one game; under ``vmap`` (the arena) a
 rule scores the whole batch at once in the trainer's candidate pools
 (:func:`cardjax.train.dmc.acting.greedy_actions`), the same choices at a fraction of the cost of
 scoring every slot of every game.  A position with more than ``k`` legal actions chooses among
-the first ``k`` (increasing action id); pass a larger ``k`` to widen it.
+the first ``k`` (increasing action id); pass a larger ``k`` to widen it.  A run trained in a view
+of its env (``Game.view``: Tractor's whole-unit leads) plays the plain env: the network chooses
+in the view's ``decision_state`` of each state and the player plays the view's ``env_action``.
 
 :func:`is_run` tells whether a run directory was made by the DMC trainer (its saved config has
 ``"algorithm": "dmc"``), for ``cardjax.agents.load`` to dispatch on.
