@@ -23,7 +23,13 @@ final level reward times gamma per trick left, without the later tricks' points.
 ``--encoding dynamic`` (default) places the cards in the features by the hand's level and trump,
 the report's dynamic encoding (``static``: fixed places); ``--trick_facts true`` (default) appends
 the cards the seat has not seen, the seat holding the trick and the points on the table.
-``--throw_penalty 10`` is the env's failed-throw penalty (the report's combo-move penalty);
+``--leads units`` makes a lead one decision among the seat's singles, pairs and tractors (no
+throws; ``cardjax.games.tractor_leads``); ``--consequences true`` shows each candidate who would
+hold the trick after it (``--security true``: and whether the next seat may still take it);
+``--counterfactual W`` trains the last seat's other cards on their exact trick points;
+``--init_from rule`` lets the rule player make the actors' moves at first (docs/dmc.md has the
+strongest command).  ``--throw_penalty 10`` is the env's failed-throw penalty (the report's
+combo-move penalty);
 ``--oracle_iterations N`` shows the other hands and the kitty during training with a
 probability falling from 1 to 0 over the first N iterations (oracle guiding, report 4.5); the
 trained player always sees them as zeros.  Every ``--eval_every`` iterations (and after the last)
