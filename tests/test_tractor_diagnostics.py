@@ -47,6 +47,14 @@ def test_follow_mix_takes_the_follows_from_its_player(env):
     step = jax.jit(env.step)
     followed = step(step(tricks, TC.card_type("A♥")), T.DONE)
     assert int(mix.act(mix.params, key, followed)) == 7
+    last = td.follow_mix(constant("a")._replace(params=60), constant("b")._replace(params=7),
+                         places=(3,))
+    assert last.name == "a leads + b follows 3"
+    assert int(last.act(last.params, key, followed)) == 60  # the second play: a's
+    third = step(step(followed, TC.card_type("K♥")), TC.card_type("3♥"))
+    assert int(last.act(last.params, key, third)) == 7
+    with pytest.raises(ValueError, match="places"):
+        td.follow_mix(constant("a"), constant("b"), places=(0,))
 
 
 def test_point_swing_of_a_trick(env):

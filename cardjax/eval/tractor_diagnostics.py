@@ -36,17 +36,24 @@ def phase_mix(pre: Agent, play: Agent, name: str | None = None) -> Agent:
                  (pre.params, play.params))
 
 
-def follow_mix(lead: Agent, follow: Agent, name: str | None = None) -> Agent:
-    """``follow``'s follows (the second to fourth plays of every trick), ``lead``'s everything
-    else (declarations, burial, chaodi and the leads)."""
+def follow_mix(lead: Agent, follow: Agent, name: str | None = None,
+               places: tuple = (1, 2, 3)) -> Agent:
+    """``follow``'s follows (by default the second to fourth plays of every trick; ``places``:
+    which of them, 1 to 3), ``lead``'s everything else (declarations, burial, chaodi, the leads
+    and the other follows)."""
+    places = tuple(places)
+    if not places or not set(places) <= {1, 2, 3}:
+        raise ValueError(f"places must be some of 1, 2, 3 (the plays after the lead), got {places}")
 
     def act(params, key, state):
         a = lead.act(params[0], key, state)
         b = follow.act(params[1], key, state)
-        following = (state.phase == tractor.PLAY) & (state.num_in_trick > 0)
+        place = jnp.any(state.num_in_trick == jnp.asarray(places))
+        following = (state.phase == tractor.PLAY) & (state.num_in_trick > 0) & place
         return jnp.where(following, b, a)
 
-    return Agent(name or f"{lead.name} leads + {follow.name} follows", act,
+    which = "follows" if places == (1, 2, 3) else f"follows {'/'.join(map(str, places))}"
+    return Agent(name or f"{lead.name} leads + {follow.name} {which}", act,
                  (lead.params, follow.params))
 
 
