@@ -588,6 +588,42 @@ def test_self_play_counterfactual_alternatives(final_state):
 
 
 @pytest.mark.slow
+def test_self_play_with_exact_rewards(final_state):
+    """``exact_rewards``: the actors add each candidate's known trick points to its Q, so that
+    the last seat's choices are those of Q + points; the decisions where the taken card's points
+    were known learn the return less them, and every alternative of such a decision the same
+    rest; the greedy player adds the same points (``q_values``' exact scale)."""
+    train, state = final_state
+    cfg = dmc.Config.from_dict({**shengji.TRAIN_DEFAULTS, **TINY, "counterfactual": 1.0,
+                                "exact_rewards": True})
+    key = jax.random.PRNGKey(9)
+    ex_train = dmc.make_train(cfg)
+    ex, _ = jax.device_get(ex_train.self_play(state.params, key))
+    alt = ex.alt_weight > 0
+    has = alt.any(axis=-1)
+    assert has.sum() > 20 and np.all(ex.role[has] == 3)
+    np.testing.assert_allclose(ex.alt_target[alt],
+                               np.broadcast_to(ex.target[..., None], alt.shape)[alt])
+    # the greedy player at a last-seat decision: Q plus the trick points of each card
+    env = cardjax.make("tractor")
+    card = TC.card_type
+    s = env.trick_state(["5♥ 6♣", "7♥ 7♣", "3♥ Q♥", "A♥ 4♥ 9♦"], 2, "S", leader=0, dealer=0)
+    step = jax.jit(env.step)
+    s = step(step(step(step(s, card("5♥")), tractor.DONE), card("7♥")), card("Q♥"))
+    game, net = ex_train.game, ex_train.net
+    from cardjax.train.dmc import acting
+
+    idx, valid, q0 = acting.q_values(net, game, state.params, s, 66)
+    _, _, q1 = acting.q_values(net, game, state.params, s, 66, 1.0)
+    got = dict(zip(np.asarray(idx)[np.asarray(valid)], np.asarray(q1 - q0)[np.asarray(valid)]))
+    # seat 3's A♥ takes the 5 points for its team, 4♥ leaves them to seat 2 (0.01 a point)
+    assert got[card("A♥")] == pytest.approx(0.05, abs=1e-6)
+    assert got[card("4♥")] == pytest.approx(-0.05, abs=1e-6)
+    with pytest.raises(SystemExit):
+        shengji.parse_args(["--exact_rewards", "maybe"])
+
+
+@pytest.mark.slow
 def test_self_play_without_forced_decisions(final_state):
     """``train_forced=False`` plays the same games and weighs the decisions without a choice 0:
     a hand's last card always, and most declaration decisions (passes with nothing to

@@ -87,10 +87,11 @@ def agent_from_params(env, params, cfg: Config, name: str | None = None,
         raise ValueError(f"k must be at least 1, got {k}")
 
     view = game.env if game.view else None  # moves built over several env steps
+    exact = cfg.reward_scale if cfg.exact_rewards else 0.0  # known step rewards added to Q
 
     def one(params, state):
         chosen = state if view is None else view.decision_state(state)
-        idx, valid, q = acting.q_values(net, game, params, chosen, k)
+        idx, valid, q = acting.q_values(net, game, params, chosen, k, exact)
         a = idx[jnp.argmax(q)]
         return a if view is None else view.env_action(state, a)
 
@@ -111,9 +112,9 @@ def agent_from_params(env, params, cfg: Config, name: str | None = None,
             lambda x, b: x if b else jnp.broadcast_to(x, (axis_size,) + jnp.shape(x)),
             state, state_batched)
         if view is None:
-            return acting.greedy_actions(net, game, params, state, k, cfg.k_fast), True
+            return acting.greedy_actions(net, game, params, state, k, cfg.k_fast, exact), True
         chosen = jax.vmap(view.decision_state)(state)
-        a = acting.greedy_actions(net, game, params, chosen, k, cfg.k_fast)
+        a = acting.greedy_actions(net, game, params, chosen, k, cfg.k_fast, exact)
         return jax.vmap(view.env_action)(state, a), True
 
     def act(params, key, state):
@@ -135,7 +136,8 @@ def value_from_params(env, params, cfg: Config, k: int | None = None):
 
     def value_fn(params, state):
         chosen = game.env.decision_state(state) if game.view else state
-        _, _, q = acting.q_values(net, game, params, chosen, k)
+        _, _, q = acting.q_values(net, game, params, chosen, k,
+                                  cfg.reward_scale if cfg.exact_rewards else 0.0)
         return zero_sum_team_values(env, state, jnp.max(q))
 
     return value_fn

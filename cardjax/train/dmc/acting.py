@@ -73,10 +73,19 @@ def role_params(params, role):
     return jax.tree_util.tree_map(lambda p: p[role], params)
 
 
-def q_values(net: QNet, game: Game, params, state, k: int):
+def known_rewards(game: Game, states, idx, valid, scale: float):
+    """float32[B, K]: ``scale x`` the step reward of the candidates ``idx`` of a BATCH of states
+    where the game knows it exactly (``Game.counterfactual``), 0 elsewhere (``exact_rewards``)."""
+    reward, exact = jax.vmap(game.counterfactual)(states)
+    known = jnp.take_along_axis(exact, idx, axis=1) & valid
+    return jnp.where(known, jnp.take_along_axis(reward, idx, axis=1) * scale, 0.0)
+
+
+def q_values(net: QNet, game: Game, params, state, k: int, exact_scale: float = 0.0):
     """Greedy-play helper for ONE state: ``(indices, valid, q)`` of its legal candidates under
     the network of the state's role (all roles' nets run and the role's row is taken, so the
-    params are not gathered per game under ``vmap``)."""
+    params are not gathered per game under ``vmap``); ``exact_scale > 0``: plus the candidates'
+    exactly known step rewards times it (a run trained with ``exact_rewards``)."""
     words = legal_words.prefix(game.env.legal_words(state), game.num_actions)
     idx, valid, _ = compact_words(words, game.num_actions, k)
     batch = jax.tree_util.tree_map(lambda x: x[None], state)
@@ -84,6 +93,8 @@ def q_values(net: QNet, game: Game, params, state, k: int):
     obs = observe(game, batch)[0]
     q_all = jax.vmap(net.apply, in_axes=(0, None, None))(params, obs, afeat)  # [R, k]
     q = q_all[game.role(state)]
+    if exact_scale:
+        q = q + known_rewards(game, batch, idx[None], valid[None], exact_scale)[0]
     return idx, valid, jnp.where(valid, q, -jnp.inf)
 
 
@@ -183,10 +194,12 @@ def score_by_role(net: QNet, table, params, obs, idx, count, roles, num_roles: i
     return q, rows
 
 
-def greedy_actions(net: QNet, game: Game, params, states, k: int, k_fast: int = 4):
+def greedy_actions(net: QNet, game: Game, params, states, k: int, k_fast: int = 4,
+                   exact_scale: float = 0.0):
     """The greedy actions of a BATCH of states (leading axis B) whose acting roles may differ:
     each role's network scores the legal candidates (in :func:`score_slots`'s pools) of every
-    state and each state takes its role's best.  Returns int32[B]."""
+    state and each state takes its role's best (``exact_scale``: as :func:`q_values`).  Returns
+    int32[B]."""
     table = jnp.asarray(game.action_features)
     words, count = legal_sets(game, states)
     count = jnp.where(states.terminated, 0, count)
@@ -195,5 +208,7 @@ def greedy_actions(net: QNet, game: Game, params, states, k: int, k_fast: int = 
     roles = jax.vmap(game.role)(states)
     q, _ = score_by_role(net, table, params, obs, feature_rows(game, states, idx), count, roles,
                          game.num_roles, pool_sizes(k, k_fast))
+    if exact_scale:
+        q = q + known_rewards(game, states, idx, valid, exact_scale)
     best = jnp.argmax(jnp.where(valid, q, -jnp.inf), axis=1)
     return jnp.take_along_axis(idx, best[:, None], axis=1)[:, 0]

@@ -73,6 +73,9 @@ _TRAIN_FLAGS = {
                        "step reward of every candidate is known exactly (a card that ends a "
                        "trick), each is trained toward the taken move's target with its own step "
                        "reward (0: off)"),
+    "exact_rewards": (boolean, "where the step reward of a candidate is known exactly, add it "
+                      "to the network's Q when choosing and train the network on the rest of "
+                      "the return (true / false)"),
     "init_from": (str, "a prior player (a run directory, e.g. a DeepRocket run, or a baseline "
                   "name) that makes a share of the actors' decisions at first (warm start)"),
     "prior_iterations": (non_negative_int, "the prior's share falls to 0 over this many "
@@ -82,7 +85,7 @@ _TRAIN_FLAGS = {
 _CHOICES = {"discount": ("step", "trick"), "target": ("return", "trick")}
 # trainer flags that only games with a capability of their adapter offer
 _NEEDS = {"discount": "ticks", "target": "ticks", "oracle_iterations": "oracle",
-          "counterfactual": "counterfactuals"}
+          "counterfactual": "counterfactuals", "exact_rewards": "counterfactuals"}
 
 
 def _flags(game: adapter.Adapter) -> dict:

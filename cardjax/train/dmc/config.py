@@ -56,6 +56,9 @@ class Config(DictConfig):
     # points of each card that ends a trick): the weight of the loss that trains each such
     # alternative toward the taken action's target with its own step reward (0: off)
     counterfactual: float = 0.0
+    # the same games: add each candidate's exactly known step reward to the network's Q when
+    # choosing, and train the network on the rest of the return (target less that reward)
+    exact_rewards: bool = False
     # a prior player (a run directory or a baseline name) whose moves the actors play instead of
     # their own: a share ``prior_share`` of the decisions at first, falling to 0 over
     # ``prior_iterations`` iterations (a warm start from, e.g., a supervised policy)

@@ -11,9 +11,9 @@ import jax.numpy as jnp
 from jax.sharding import Mesh
 
 from cardjax.train import sharding
-from cardjax.train.dmc.acting import (compact, compact_words, feature_rows, legal_sets,
-                                      observe, pool_sizes, role_params, score_by_role,
-                                      score_slots)
+from cardjax.train.dmc.acting import (compact, compact_words, feature_rows, known_rewards,
+                                      legal_sets, observe, pool_sizes, role_params,
+                                      score_by_role, score_slots)
 from cardjax.train.dmc.state import ALTERNATIVES, Decisions, feature_spec
 from cardjax.train.dmc.targets import episode_targets
 
@@ -33,9 +33,10 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
     bootstrapping = cfg.lam < 1.0  # lambda-returns: keep the actors' Q of the moves taken
     choosing = bootstrapping or not cfg.train_forced  # keep which decisions had a choice
     contrasting = cfg.counterfactual > 0  # keep each decision's exact alternatives
-    if contrasting and game.counterfactual is None:
-        raise ValueError(f"counterfactual targets need exact step rewards of alternatives, "
-                         f"which the {cfg.game} adapter does not give")
+    exact = cfg.exact_rewards  # known step rewards added to Q, the network learns the rest
+    if (contrasting or exact) and game.counterfactual is None:
+        raise ValueError(f"counterfactual targets and exact rewards need exact step rewards of "
+                         f"alternatives, which the {cfg.game} adapter does not give")
     sizes = pool_sizes(K, cfg.k_fast)
     groups = 1 if mesh is None else mesh.devices.size  # one candidate pool per device
 
@@ -90,6 +91,8 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
             bufs["q"] = jnp.zeros((T, B), jnp.float32)
         if choosing:
             bufs["scored"] = jnp.zeros((T, B), bool)
+        if exact:
+            bufs["known"] = jnp.zeros((T, B), jnp.float32)
         if contrasting:
             bufs.update(alt_action=jnp.zeros((T, B, ALTERNATIVES), jnp.int32),
                         alt_delta=jnp.zeros((T, B, ALTERNATIVES), jnp.float32),
@@ -122,6 +125,9 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
             f_idx = feature_rows(game, states, idx)
             # finished games (all-True masks) need no scoring: count 0 keeps them out of the pool
             q, rows = act_scores(params, t, obs, f_idx, count, alive, roles)
+            if exact:  # the candidates' known step rewards, on the targets' scale
+                known = known_rewards(game, states, idx, valid, cfg.reward_scale)
+                q = q + known
             greedy = jnp.argmax(jnp.where(valid, q, -jnp.inf), axis=1)
             rand = jax.random.randint(k_rand, (B,), 0, jnp.maximum(jnp.minimum(count, K), 1))
             explore = jax.random.uniform(k_eps, (B,)) < cfg.epsilon
@@ -146,6 +152,8 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
                 row["q"] = jnp.take_along_axis(q, slot[:, None], axis=1)[:, 0]
             if choosing:  # a forced move (one legal action) was not scored
                 row["scored"] = alive & (count > 1)
+            if exact:  # the taken move's known step reward, which the network does not learn
+                row["known"] = jnp.take_along_axis(known, slot[:, None], axis=1)[:, 0]
             if contrasting:
                 row.update(alternatives(prev, idx, valid, slot, f_idx, alive))
             bufs = {n: jax.lax.dynamic_update_index_in_dim(bufs[n], row[n], t, 0) for n in bufs}
@@ -163,10 +171,13 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
             cond, body, (jnp.int32(0), states, k_play, bufs, stats0))
         finished = final.terminated
         target, weight = episode_targets(cfg, game, bufs, final)
+        if exact:  # the network learns the return less the known step reward ...
+            target = jnp.where(weight > 0, target - bufs["known"], 0.0)
         extra = {}
         if contrasting:  # an alternative's target: the taken move's, with its own step reward
+            delta = bufs["alt_delta"] * (not exact)  # (... the same rest for every one)
             extra = dict(alt_action=bufs["alt_action"],
-                         alt_target=target[..., None] + bufs["alt_delta"],
+                         alt_target=target[..., None] + delta,
                          alt_weight=weight[..., None] * bufs["alt_valid"])
         decisions = sharding.constrain(
             Decisions(bufs["obs"], bufs["action"], target, weight, bufs.get("role"), **extra),
