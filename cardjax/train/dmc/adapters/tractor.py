@@ -9,7 +9,9 @@ team's, times ``point_reward``, plus the final level reward; tricks end discount
 (``discount="trick"``), and the phases before the tricks learn the final reward alone.  The
 options: the report's dynamic card encoding (``encoding``), the trick facts appended to the
 features (``trick_facts``), who would hold the trick after each card that completes a follow
-(``consequences``: the env's own trick-winner code, in the candidates' features), the env's
+(``consequences``: the env's own trick-winner code, in the candidates' features; ``security``:
+and whether the next seat may still take it), whole-unit leads (``leads="units"``: the trainer
+plays :class:`~cardjax.games.tractor_leads.UnitLeads`, a lead is one decision), the env's
 failed-throw penalty (``throw_penalty``).
 """
 
