@@ -316,11 +316,9 @@ class Tractor(Env):
                          num_in_trick=jnp.int32(0))
 
     def lead(self, state: State, cards, need=True) -> State:
-        """``state`` after the seat to act leads ``cards`` (int[54]) whole, in one transition:
-        the state that adding the cards one by one and then done gives, but for ``step_count``
-        (one more, not ``n + 1``).  The caller makes sure the lead is legal (a trick's start,
-        cards of the seat's hand).  ``need``: whether this applies (the throw check of the games
-        where it does not is skipped, as in a vmapped batch that selects between moves)."""
+        """``state`` after the seat to act leads ``cards`` (int[54]) whole in one transition (as
+        its cards then done, but ``step_count`` + 1); the caller makes sure it is legal.
+        ``need``: whether it applies (else the throw check is skipped, as under vmap)."""
         return _jitted(self, "_lead_impl")(state, jnp.asarray(cards), need)
 
     def _lead_impl(self, s: State, cards, need) -> State:
