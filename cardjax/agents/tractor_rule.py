@@ -125,10 +125,7 @@ def lead_want(s, me, hand, eff, order, slot, unseen):
     voids = s.voids  # [4, 5]
     opp_void = voids[(me + 1) % 4] | voids[(me + 3) % 4]  # [5]
     partner_void = voids[(me + 2) % 4]
-    same = eff[:, None] == eff[None, :]
-    higher = same & (order[None, :] > order[:, None])  # [t, u]: u is above t in t's suit
-    boss1 = ~jnp.any(higher & (unseen > 0)[None, :], axis=1)
-    boss2 = ~jnp.any(higher & (unseen == 2)[None, :], axis=1)
+    boss1, boss2 = tm.unbeaten(unseen, eff, order)
     # tractor runs in the plain suits: pairs at consecutive positions, counted downward
     hand55 = tm.pad(hand)
     types = slot[:4, :12, 0]  # [4 suits, 12 positions]; the trump suit's row is all dummy

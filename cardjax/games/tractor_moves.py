@@ -191,6 +191,15 @@ def lead_info(c, eff, slot, tractors=None):
     return suit, jnp.sum(c), tractors, jnp.sum(c == 2)
 
 
+def unbeaten(unseen, eff, order):
+    """(single, pair) bool[54] each: per card type, whether no unseen card (for ``pair``: no
+    unseen pair) of its effective suit ranks above it -- ``unseen`` int[54] the copies a seat
+    has not seen, ``eff``/``order`` the context's first 54 entries."""
+    above = (eff[None, :] == eff[:, None]) & (order[None, :] > order[:, None])  # [t, u]
+    return (~jnp.any(above & (unseen > 0)[None, :], axis=1),
+            ~jnp.any(above & (unseen == 2)[None, :], axis=1))
+
+
 # ---------------------------------------------------------------------------- units and throws
 MAX_TRACTORS = 6  # 25 cards hold at most 6 tractors
 

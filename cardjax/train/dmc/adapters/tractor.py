@@ -171,9 +171,7 @@ def lead_boss(state):
     eff, order, _ = tm.context(state.level, state.trump)
     eff, order = eff[:tractor.NUM_TYPES], order[:tractor.NUM_TYPES]
     unseen = tractor.unseen_cards(state, me)
-    above = (eff[None, :] == eff[:, None]) & (order[None, :] > order[:, None])  # [t, u]
-    boss1 = ~jnp.any(above & (unseen > 0)[None, :], axis=1)
-    boss2 = ~jnp.any(above & (unseen == 2)[None, :], axis=1)
+    boss1, boss2 = tm.unbeaten(unseen, eff, order)
     top = jnp.minimum(tl.unit_tops(state), tractor.NUM_TYPES - 1)
     paired = jnp.asarray(tl.UNIT_PAIRS) > 0
     boss = jnp.where(paired, boss2[top], boss1[top])
