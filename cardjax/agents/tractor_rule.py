@@ -174,15 +174,11 @@ def follow_choice(s, me, hand, part, eff, order, slot, unseen):
     last = after == 0
     lsuit = s.lead_suit
     need = jnp.where(s.lead_pairs > 0, 2, 1)
-    opp_void_lead = ((after >= 1) & s.voids[(me + 1) % 4, lsuit]) | (
-        (after >= 3) & s.voids[(me + 3) % 4, lsuit])
     opp_after = after >= 1  # the next seat is an opponent
 
     def threat(suit, key):
-        higher = jnp.any((unseen >= need) & (eff == suit) & (order > key))
-        in_suit = higher | ((lsuit != tm.TRUMP) & opp_void_lead)
-        ruffed = opp_void_lead & higher
-        return opp_after & jnp.where(suit == lsuit, in_suit, ruffed)
+        return opp_after & tm.at_risk(suit, key, unseen, eff, order, need, lsuit,
+                                      s.voids[(me + 1) % 4, lsuit])
 
     partner_secure = partner_wins & ~threat(bsuit, bkey)
     # beating candidates for single and pair leads

@@ -200,6 +200,16 @@ def unbeaten(unseen, eff, order):
             ~jnp.any(above & (unseen == 2)[None, :], axis=1))
 
 
+def at_risk(suit, key, unseen, eff, order, need, lead_suit, next_void):
+    """bool: whether the opponent who plays next may still beat the play holding a trick, topped
+    at order ``key`` in effective suit ``suit``: it may if the seat has not seen a card of that
+    suit above ``key`` (both copies, ``need = 2``, for a pair lead) or if it has shown void in
+    the led plain suit (``next_void``) -- either for a play of the led suit, both for a ruff."""
+    higher = jnp.any((unseen >= need) & (eff == suit) & (order > key))
+    void = next_void & (lead_suit != TRUMP)
+    return jnp.where(suit == lead_suit, higher | void, void & higher)
+
+
 # ---------------------------------------------------------------------------- units and throws
 MAX_TRACTORS = 6  # 25 cards hold at most 6 tractors
 
