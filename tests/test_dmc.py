@@ -337,9 +337,9 @@ def test_configs_saved_before_the_adapters_load():
     assert (trc.options.point_reward, trc.options.encoding, trc.options.trick_facts) == \
         (0.01, "dynamic", True)
     assert not trc.options.consequences  # saved before the option: trained without it
-    assert not trc.options.security and trc.options.leads == "cards"
+    assert not trc.options.security and trc.options.leads == "cards" and not trc.options.advice
     assert trc.to_dict() == {**SAVED_BEFORE_ADAPTERS["tractor"], **later, "consequences": False,
-                             "security": False, "leads": "cards"}
+                             "security": False, "leads": "cards", "advice": False}
     assert hash(trc) == hash(dmc.Config.from_dict(trc.to_dict()))  # cached_train's key
     # a Tractor option away from its default is no leftover: refused for Dou Dizhu
     with pytest.raises(ValueError, match="unknown config keys \\['encoding'\\] for doudizhu"):

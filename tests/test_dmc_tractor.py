@@ -264,6 +264,39 @@ def test_security_says_whether_the_next_seat_may_still_take_the_trick():
         dmc.Config.for_game("tractor", security=True)
 
 
+def test_advice_flags_the_rule_players_follow():
+    """Level 2, spades trump, 5♥ led, K♥ followed by an opponent of seat 2: seat 2 (3♥ A♥) takes
+    it with A♥ (no heart above it, no void shown); if it plays 3♥ instead, seat 3 (A♥ 4♥), last
+    with its partner's K♥ holding the trick, feeds the low 4♥ rather than overtake.  The advised
+    card's row is its row with the advice flag; no other card, no lead, carries it.  Units,
+    consequences and advice together: the flag's copy sits above every other code."""
+    env = cardjax.make("tractor")
+    step = jax.jit(env.step)
+    card = TC.card_type
+    s = env.trick_state(["5♥ 6♣", "K♥ 7♣", "3♥ A♥", "A♥ 4♥"], 2, "S", leader=0, dealer=0)
+    cfg = dmc.Config.for_game("tractor", encoding="static", trick_facts=False, advice=True)
+    game = adapter.make_game(cfg, env)
+    base = adapter.action_table()
+    table, rows = np.asarray(game.action_features), jax.jit(game.action_rows)
+    assert table.shape == (2 * base.shape[0], base.shape[1] + 1)
+    assert not np.any(np.asarray(adapter.rule_advice(env, s)))  # a lead: no advice
+    s = step(step(step(s, card("5♥")), tractor.DONE), card("K♥"))
+    assert np.flatnonzero(np.asarray(adapter.rule_advice(env, s))).tolist() == [card("A♥")]
+    s = step(s, card("3♥"))
+    assert np.flatnonzero(np.asarray(adapter.rule_advice(env, s))).tolist() == [card("4♥")]
+    r = np.asarray(rows(s))
+    np.testing.assert_array_equal(table[r[card("4♥")]], np.r_[base[card("4♥")], 1])
+    np.testing.assert_array_equal(table[r[card("A♥")]], np.r_[base[card("A♥")], 0])
+    cfg = dmc.Config.for_game("tractor", consequences=True, leads="units", advice=True)
+    full = adapter.make_game(cfg, env)
+    f = np.asarray(full.action_features)
+    half = f.shape[0] // 2
+    r = np.asarray(jax.jit(full.action_rows)(s))
+    assert r[card("4♥")] >= half and r[card("A♥")] < half
+    assert f[r[card("4♥")], -1] and not f[r[card("A♥")], -1]
+    np.testing.assert_array_equal(f[r[card("4♥")], :-1], f[r[card("4♥")] - half, :-1])
+
+
 def test_consequences_equal_stepping_each_card():
     """On positions of rule-player games, every legal card that completes a follow leads to the
     holder :func:`tractor.completing_holders` says, once stepped."""
@@ -456,11 +489,13 @@ def test_counterfactual_runs_resume_exactly(tmp_path):
 
 @pytest.mark.slow
 def test_unit_leads_runs_resume_exactly_and_play_the_plain_env(tmp_path):
-    """Whole-unit leads with the rule player's moves as a fading prior: 2 iterations + --resume
-    give the run of 3; the prior's leads are named as whole units; the trained player plays
-    the plain env (its leads card by card) legally to the end of two hands."""
+    """Whole-unit leads with the rule player's moves as a fading prior and its follows as
+    advice: 2 iterations + --resume give the run of 3; the prior's leads are named as whole
+    units; the trained player plays the plain env (its leads card by card) legally to the end
+    of two hands."""
     small = {**TINY, "num_envs": 2, "consequences": "true", "counterfactual": 1.0,
-             "leads": "units", "init_from": "rule", "prior_iterations": 4, "prior_share": 1.0}
+             "leads": "units", "init_from": "rule", "prior_iterations": 4, "prior_share": 1.0,
+             "advice": "true"}
     flags = [x for k, v in small.items() for x in (f"--{k}", str(v))] + TINY_FLAGS[-3:]
     straight, split = straight_and_resumed(shengji.main, flags, tmp_path)
     a, b = read_metrics(straight), read_metrics(split)

@@ -12,7 +12,8 @@ features (``trick_facts``), who would hold the trick after each card that comple
 (``consequences``: the env's own trick-winner code, in the candidates' features; ``security``:
 and whether the next seat may still take it), whole-unit leads (``leads="units"``: the trainer
 plays :class:`~cardjax.games.tractor_leads.UnitLeads`, a lead is one decision), the env's
-failed-throw penalty (``throw_penalty``).
+failed-throw penalty (``throw_penalty``), the rule player's follow as a flag on its card
+(``advice``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import cardjax
+from cardjax.agents import tractor_rule
 from cardjax.cli import boolean, non_negative_float
 from cardjax.games import tractor
 from cardjax.games import tractor_moves as tm
@@ -63,6 +65,9 @@ class Options:
         choices=("cards", "units"), help="a lead is built card by card and then done, throws "
         "included (cards), or chosen whole among the seat's singles, pairs and tractors "
         "(units: no throws)"))
+    advice: bool = dataclasses.field(default=False, metadata=dict(
+        type=boolean, help="in a follow, the card the rule player would play next carries a "
+        "flag: the network learns when its advice pays (true / false)"))
 
     def __post_init__(self):
         if self.point_reward < 0:
@@ -214,11 +219,9 @@ def consequence_codes(state, security: bool = False):
 def holds_unsafely(state, holder):
     """bool[54]: for each card type, whether the seat after the seat to act (an opponent) may
     still beat the play that holds the trick were the seat's follow completed with it (holder:
-    ``holder[t]``, the seat itself or its partner) -- the rule player's test: the play of the
-    led suit or a trump ruff topped at order ``k`` is at risk if the seat has not seen a card
-    (for a pair lead, both copies) of that suit above ``k``, or if the lead is a plain suit the
-    next seat has shown void in (for a ruff: and a higher trump is unseen).  Leads other than a
-    single or a pair, and the last seat, count as safe."""
+    ``holder[t]``, the seat itself or its partner) -- the rule player's test,
+    :func:`tractor_moves.at_risk`.  Leads other than a single or a pair, and the last seat, count
+    as safe."""
     me = state.current_player
     eff, order, _ = tm.context(state.level, state.trump)
     eff, order = eff[:tractor.NUM_TYPES], order[:tractor.NUM_TYPES]
@@ -226,17 +229,24 @@ def holds_unsafely(state, holder):
     need = jnp.where(state.lead_pairs > 0, 2, 1)
     simple = (state.lead_k1 == 0) & (state.lead_n == need)
     lsuit = state.lead_suit
-    void = state.voids[(me + 1) % 4, lsuit] & (lsuit != tm.TRUMP)
+    next_void = state.voids[(me + 1) % 4, lsuit]
 
     def at_risk(suit, key):
-        higher = jnp.any((unseen >= need) & (eff == suit) & (order > key))
-        return jnp.where(suit == lsuit, higher | void, void & higher)
+        return tm.at_risk(suit, key, unseen, eff, order, need, lsuit, next_void)
 
     partner = state.trick[(me + 2) % 4]
     top = jnp.argmax(jnp.where(partner > 0, order, -1))
     mine = jax.vmap(at_risk)(eff, order)  # the seat holds with the card itself
     risk = jnp.where((holder - me) % 4 == 0, mine, at_risk(eff[top], order[top]))
     return risk & simple & (state.num_in_trick < 3)
+
+
+def rule_advice(env, state):
+    """bool[66]: in a follow, the card the rule player (:mod:`cardjax.agents.tractor_rule`,
+    which reads only what the seat may know) would play next; nothing elsewhere."""
+    a = tractor_rule.make(env).act(None, None, state)
+    follow = (state.phase == tractor.PLAY) & (state.num_in_trick > 0)
+    return (jnp.arange(tractor.NUM_ACTIONS) == a) & follow
 
 
 def pad_actions(x, n: int):
@@ -279,6 +289,9 @@ def make_game(cfg, env=None) -> Game:
     codes = SECURE_CONSEQUENCES if opts.security else CONSEQUENCES
     if opts.consequences:
         table = with_consequences(table, codes)
+    unadvised_rows = table.shape[0]
+    if opts.advice:  # a copy of every row with the advice flag
+        table = with_consequences(table, 2)
     moves = tl.UnitLeads(env) if units else env
     n_moves = moves.num_actions
 
@@ -307,6 +320,8 @@ def make_game(cfg, env=None) -> Game:
             if units:  # a lead no unseen card beats: "I hold the trick"
                 code = jnp.where(lead_boss(state), 1, code)
             rows = rows + base_rows * code
+        if opts.advice:
+            rows = rows + unadvised_rows * pad_actions(rule_advice(env, state), n_moves)
         return rows
 
     def counterfactual(state):
@@ -338,7 +353,8 @@ def make_game(cfg, env=None) -> Game:
                 feature_scale=float(SCALE), step_rewards=step_rewards,
                 oracle=hidden if cfg.oracle_iterations > 0 else None, tick=tick,
                 final_reward=final_reward, pre_round=(0, 1, 2),  # declare, bury, chaodi
-                action_rows=action_rows if dynamic or opts.consequences or units else None,
+                action_rows=action_rows if dynamic or opts.consequences or units or opts.advice
+                else None,
                 counterfactual=counterfactual, view=units)
 
 
