@@ -8,6 +8,8 @@ greedy self-play loop; the rest runs eagerly on small arrays.
 
 from __future__ import annotations
 
+import dataclasses
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -490,12 +492,12 @@ def test_counterfactual_runs_resume_exactly(tmp_path):
 @pytest.mark.slow
 def test_unit_leads_runs_resume_exactly_and_play_the_plain_env(tmp_path):
     """Whole-unit leads with the rule player's moves as a fading prior and its follows as
-    advice: 2 iterations + --resume give the run of 3; the prior's leads are named as whole
+    advice (with a bonus): 2 iterations + --resume give the run of 3; the prior's leads are named as whole
     units; the trained player plays the plain env (its leads card by card) legally to the end
     of two hands."""
     small = {**TINY, "num_envs": 2, "consequences": "true", "counterfactual": 1.0,
              "leads": "units", "init_from": "rule", "prior_iterations": 4, "prior_share": 1.0,
-             "advice": "true"}
+             "advice": "true", "advice_bonus": 0.5}
     flags = [x for k, v in small.items() for x in (f"--{k}", str(v))] + TINY_FLAGS[-3:]
     straight, split = straight_and_resumed(shengji.main, flags, tmp_path)
     a, b = read_metrics(straight), read_metrics(split)
@@ -656,6 +658,40 @@ def test_self_play_with_exact_rewards(final_state):
     assert got[card("4♥")] == pytest.approx(-0.05, abs=1e-6)
     with pytest.raises(SystemExit):
         shengji.parse_args(["--exact_rewards", "maybe"])
+
+
+def test_advice_bonus_makes_the_players_follows_the_rule_players():
+    """``advice_bonus``: added to the Q of the advised card when choosing.  A large bonus makes an
+    untrained network's follows the rule player's at every follow of two hands (its leads its
+    own); none makes them differ; the bonus needs the advice option, and must be >= 0."""
+    from cardjax.train.dmc.network import make_net, make_optimizer
+    from cardjax.train.dmc.state import init_state
+
+    env = cardjax.make("tractor")
+    rule = cardjax.agents.get(env, "rule")
+    cfg = dmc.Config.from_dict({**shengji.TRAIN_DEFAULTS, **TINY, "leads": "units",
+                                "consequences": True, "advice": True, "advice_bonus": 1e3})
+    game = adapter.make_game(cfg, env)
+    net = make_net(cfg, game)
+    params = init_state(cfg, game, net, make_optimizer(cfg), jax.random.PRNGKey(4)).params
+    step, rule_act = jax.jit(env.step), jax.jit(rule.act)
+    players = [jax.jit(dmc_agent.agent_from_params(env, params, dataclasses.replace(
+        cfg, advice_bonus=b)).act) for b in (1e3, 0.0)]
+    follows, same = 0, [0, 0]
+    for hand in range(2):
+        s = env.init(jax.random.PRNGKey(hand))
+        while not bool(s.terminated):
+            acts = [int(p(params, None, s)) for p in players]
+            if int(s.phase) == tractor.PLAY and int(s.num_in_trick) > 0:
+                want = int(rule_act(rule.params, None, s))
+                follows += 1
+                same = [n + (a == want) for n, a in zip(same, acts)]
+            s = step(s, acts[0])
+    assert follows > 100 and same[0] == follows and same[1] < follows
+    with pytest.raises(ValueError, match="advice_bonus needs"):
+        dmc.Config.for_game("tractor", advice_bonus=0.5)
+    with pytest.raises(ValueError, match="advice_bonus must be >= 0"):
+        dmc.Config.for_game("tractor", advice=True, advice_bonus=-1.0)
 
 
 @pytest.mark.slow

@@ -88,10 +88,11 @@ def agent_from_params(env, params, cfg: Config, name: str | None = None,
 
     view = game.env if game.view else None  # moves built over several env steps
     exact = cfg.reward_scale if cfg.exact_rewards else 0.0  # known step rewards added to Q
+    bonus = cfg.advice_bonus  # added to the Q of the move the game's advice names
 
     def one(params, state):
         chosen = state if view is None else view.decision_state(state)
-        idx, valid, q = acting.q_values(net, game, params, chosen, k, exact)
+        idx, valid, q = acting.q_values(net, game, params, chosen, k, exact, bonus)
         a = idx[jnp.argmax(q)]
         return a if view is None else view.env_action(state, a)
 
@@ -112,9 +113,10 @@ def agent_from_params(env, params, cfg: Config, name: str | None = None,
             lambda x, b: x if b else jnp.broadcast_to(x, (axis_size,) + jnp.shape(x)),
             state, state_batched)
         if view is None:
-            return acting.greedy_actions(net, game, params, state, k, cfg.k_fast, exact), True
+            return acting.greedy_actions(net, game, params, state, k, cfg.k_fast, exact,
+                                          bonus), True
         chosen = jax.vmap(view.decision_state)(state)
-        a = acting.greedy_actions(net, game, params, chosen, k, cfg.k_fast, exact)
+        a = acting.greedy_actions(net, game, params, chosen, k, cfg.k_fast, exact, bonus)
         return jax.vmap(view.env_action)(state, a), True
 
     def act(params, key, state):
@@ -137,7 +139,8 @@ def value_from_params(env, params, cfg: Config, k: int | None = None):
     def value_fn(params, state):
         chosen = game.env.decision_state(state) if game.view else state
         _, _, q = acting.q_values(net, game, params, chosen, k,
-                                  cfg.reward_scale if cfg.exact_rewards else 0.0)
+                                  cfg.reward_scale if cfg.exact_rewards else 0.0,
+                                  cfg.advice_bonus)
         return zero_sum_team_values(env, state, jnp.max(q))
 
     return value_fn

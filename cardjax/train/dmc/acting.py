@@ -81,20 +81,39 @@ def known_rewards(game: Game, states, idx, valid, scale: float):
     return jnp.where(known, jnp.take_along_axis(reward, idx, axis=1) * scale, 0.0)
 
 
-def q_values(net: QNet, game: Game, params, state, k: int, exact_scale: float = 0.0):
+def advised(game: Game, states, idx, valid, bonus: float):
+    """float32[B, K]: ``bonus`` at the candidate of ``idx`` that the game's advice
+    (``Game.advice``) names in each of a BATCH of states, 0 elsewhere (``advice_bonus``)."""
+    named = jnp.take_along_axis(jax.vmap(game.advice)(states), idx, axis=1) & valid
+    return jnp.where(named, bonus, 0.0)
+
+
+def choice_bonus(game: Game, states, idx, valid, exact_scale: float, advice_bonus: float):
+    """What the players add to the network's Q of the candidates ``idx`` of a BATCH of states
+    when choosing: the known step rewards times ``exact_scale`` and the advice bonus (either
+    0: off).  float32[B, K]."""
+    bonus = jnp.zeros(idx.shape, jnp.float32)
+    if exact_scale:
+        bonus = bonus + known_rewards(game, states, idx, valid, exact_scale)
+    if advice_bonus:
+        bonus = bonus + advised(game, states, idx, valid, advice_bonus)
+    return bonus
+
+
+def q_values(net: QNet, game: Game, params, state, k: int, exact_scale: float = 0.0,
+             advice_bonus: float = 0.0):
     """Greedy-play helper for ONE state: ``(indices, valid, q)`` of its legal candidates under
     the network of the state's role (all roles' nets run and the role's row is taken, so the
-    params are not gathered per game under ``vmap``); ``exact_scale > 0``: plus the candidates'
-    exactly known step rewards times it (a run trained with ``exact_rewards``)."""
+    params are not gathered per game under ``vmap``), plus :func:`choice_bonus` (a run trained
+    with ``exact_rewards`` or ``advice_bonus``)."""
     words = legal_words.prefix(game.env.legal_words(state), game.num_actions)
     idx, valid, _ = compact_words(words, game.num_actions, k)
     batch = jax.tree_util.tree_map(lambda x: x[None], state)
     afeat = jnp.asarray(game.action_features)[feature_rows(game, batch, idx[None])[0]]
     obs = observe(game, batch)[0]
     q_all = jax.vmap(net.apply, in_axes=(0, None, None))(params, obs, afeat)  # [R, k]
-    q = q_all[game.role(state)]
-    if exact_scale:
-        q = q + known_rewards(game, batch, idx[None], valid[None], exact_scale)[0]
+    q = q_all[game.role(state)] + choice_bonus(game, batch, idx[None], valid[None], exact_scale,
+                                               advice_bonus)[0]
     return idx, valid, jnp.where(valid, q, -jnp.inf)
 
 
@@ -195,11 +214,11 @@ def score_by_role(net: QNet, table, params, obs, idx, count, roles, num_roles: i
 
 
 def greedy_actions(net: QNet, game: Game, params, states, k: int, k_fast: int = 4,
-                   exact_scale: float = 0.0):
+                   exact_scale: float = 0.0, advice_bonus: float = 0.0):
     """The greedy actions of a BATCH of states (leading axis B) whose acting roles may differ:
     each role's network scores the legal candidates (in :func:`score_slots`'s pools) of every
-    state and each state takes its role's best (``exact_scale``: as :func:`q_values`).  Returns
-    int32[B]."""
+    state and each state takes its role's best (``exact_scale``, ``advice_bonus``: as
+    :func:`q_values`).  Returns int32[B]."""
     table = jnp.asarray(game.action_features)
     words, count = legal_sets(game, states)
     count = jnp.where(states.terminated, 0, count)
@@ -208,7 +227,6 @@ def greedy_actions(net: QNet, game: Game, params, states, k: int, k_fast: int = 
     roles = jax.vmap(game.role)(states)
     q, _ = score_by_role(net, table, params, obs, feature_rows(game, states, idx), count, roles,
                          game.num_roles, pool_sizes(k, k_fast))
-    if exact_scale:
-        q = q + known_rewards(game, states, idx, valid, exact_scale)
+    q = q + choice_bonus(game, states, idx, valid, exact_scale, advice_bonus)
     best = jnp.argmax(jnp.where(valid, q, -jnp.inf), axis=1)
     return jnp.take_along_axis(idx, best[:, None], axis=1)[:, 0]

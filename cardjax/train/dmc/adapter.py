@@ -41,7 +41,9 @@ class Game(NamedTuple):
     a trained player the env); the view has the env's ``init``, ``step``, ``legal_words``,
     ``num_players``, ``num_actions`` and ``decision_state(state)`` (the state in which the move
     being built was chosen), ``env_action(state, action)`` (the env action that goes on building
-    it) and ``lift(act)`` (a player of the env as a player of the view).
+    it) and ``lift(act)`` (a player of the env as a player of the view); ``advice(state) ->
+    bool[num_actions]``: the move a reference player would make (``Config.advice_bonus`` adds
+    to its Q when choosing).
     """
 
     env: Any
@@ -62,6 +64,7 @@ class Game(NamedTuple):
     counterfactual: Callable | None = None
     trainable: bool = True  # False: a game built to play in an env its config was not trained for
     view: bool = False
+    advice: Callable | None = None
 
     @property
     def plain_env(self):
@@ -94,7 +97,9 @@ class Adapter:
     ``discount="trick"`` and ``target="trick"`` apply) / has an oracle view (oracle guiding);
     ``unused``: trainer fields that mean nothing for this game (their flags are not offered);
     ``counterfactuals``: its games give exact step rewards of alternative actions
-    (``Game.counterfactual``, so ``counterfactual`` applies);
+    (``Game.counterfactual``, so ``counterfactual`` applies); ``advises(options) -> bool``: its
+    games under these options name a reference player's move (``Game.advice``, so
+    ``advice_bonus`` applies; None: never);
     ``roles(options) -> tuple``: the role names under these options, where an option changes them
     (None: ``role_names``).
     """
@@ -108,6 +113,7 @@ class Adapter:
     ticks: bool = False
     oracle: bool = False
     counterfactuals: bool = False
+    advises: Callable | None = None
     unused: tuple = ()
     roles: Callable | None = None
 

@@ -76,6 +76,8 @@ _TRAIN_FLAGS = {
     "exact_rewards": (boolean, "where the step reward of a candidate is known exactly, add it "
                       "to the network's Q when choosing and train the network on the rest of "
                       "the return (true / false)"),
+    "advice_bonus": (non_negative_float, "added to the Q of the move the game's advice names "
+                     "when choosing, by the actors and the trained player (0: off)"),
     "init_from": (str, "a prior player (a run directory, e.g. a DeepRocket run, or a baseline "
                   "name) that makes a share of the actors' decisions at first (warm start)"),
     "prior_iterations": (non_negative_int, "the prior's share falls to 0 over this many "
@@ -85,7 +87,8 @@ _TRAIN_FLAGS = {
 _CHOICES = {"discount": ("step", "trick"), "target": ("return", "trick")}
 # trainer flags that only games with a capability of their adapter offer
 _NEEDS = {"discount": "ticks", "target": "ticks", "oracle_iterations": "oracle",
-          "counterfactual": "counterfactuals", "exact_rewards": "counterfactuals"}
+          "counterfactual": "counterfactuals", "exact_rewards": "counterfactuals",
+          "advice_bonus": "advises"}
 
 
 def _flags(game: adapter.Adapter) -> dict:

@@ -59,6 +59,9 @@ class Config(DictConfig):
     # the same games: add each candidate's exactly known step reward to the network's Q when
     # choosing, and train the network on the rest of the return (target less that reward)
     exact_rewards: bool = False
+    # games whose adapter names a reference player's move (Tractor with its advice option): added
+    # to that move's Q when choosing, by the actors and the trained player; targets unchanged
+    advice_bonus: float = 0.0
     # a prior player (a run directory or a baseline name) whose moves the actors play instead of
     # their own: a share ``prior_share`` of the decisions at first, falling to 0 over
     # ``prior_iterations`` iterations (a warm start from, e.g., a supervised policy)
@@ -95,6 +98,11 @@ class Config(DictConfig):
             raise ValueError(f"gamma must be in (0, 1], got {self.gamma}")
         if not (self.counterfactual >= 0.0 and math.isfinite(self.counterfactual)):
             raise ValueError(f"counterfactual must be a weight >= 0, got {self.counterfactual}")
+        if not (self.advice_bonus >= 0.0 and math.isfinite(self.advice_bonus)):
+            raise ValueError(f"advice_bonus must be >= 0, got {self.advice_bonus}")
+        if self.advice_bonus and not (game.advises and game.advises(self.options)):
+            raise ValueError(f"advice_bonus needs a game that names a reference move, which "
+                             f"{self.game} does not with these options (Tractor: advice true)")
         if not 0.0 <= self.lam <= 1.0:
             raise ValueError(f"lam must be in [0, 1], got {self.lam}")
         for name in ("lr", "rms_eps", "clip", "reward_scale"):

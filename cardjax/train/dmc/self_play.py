@@ -11,8 +11,8 @@ import jax.numpy as jnp
 from jax.sharding import Mesh
 
 from cardjax.train import sharding
-from cardjax.train.dmc.acting import (compact, compact_words, feature_rows, known_rewards,
-                                      legal_sets, observe, pool_sizes, role_params,
+from cardjax.train.dmc.acting import (advised, compact, compact_words, feature_rows,
+                                      known_rewards, legal_sets, observe, pool_sizes, role_params,
                                       score_by_role, score_slots)
 from cardjax.train.dmc.state import ALTERNATIVES, Decisions, feature_spec
 from cardjax.train.dmc.targets import episode_targets
@@ -128,6 +128,8 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
             if exact:  # the candidates' known step rewards, on the targets' scale
                 known = known_rewards(game, states, idx, valid, cfg.reward_scale)
                 q = q + known
+            if cfg.advice_bonus:  # the advised move's bonus; its target stays the return
+                q = q + advised(game, states, idx, valid, cfg.advice_bonus)
             greedy = jnp.argmax(jnp.where(valid, q, -jnp.inf), axis=1)
             rand = jax.random.randint(k_rand, (B,), 0, jnp.maximum(jnp.minimum(count, K), 1))
             explore = jax.random.uniform(k_eps, (B,)) < cfg.epsilon

@@ -321,12 +321,15 @@ def make_game(cfg, env=None) -> Game:
                 code = jnp.where(lead_boss(state), 1, code)
             rows = rows + base_rows * code
         if opts.advice:
-            rows = rows + unadvised_rows * pad_actions(rule_advice(env, state), n_moves)
+            rows = rows + unadvised_rows * advice(state)
         return rows
 
     def counterfactual(state):
         reward, exact = trick_ending_rewards(state, opts.point_reward)
         return pad_actions(reward, n_moves), pad_actions(exact, n_moves)
+
+    def advice(state):
+        return pad_actions(rule_advice(env, state), n_moves)
 
     def role(state):
         return jnp.minimum(state.phase, tractor.PLAY).astype(jnp.int32)
@@ -355,13 +358,15 @@ def make_game(cfg, env=None) -> Game:
                 final_reward=final_reward, pre_round=(0, 1, 2),  # declare, bury, chaodi
                 action_rows=action_rows if dynamic or opts.consequences or units or opts.advice
                 else None,
-                counterfactual=counterfactual, view=units)
+                counterfactual=counterfactual, view=units,
+                advice=advice if opts.advice else None)
 
 
 # ShengJi+: gamma 0.95, epsilon 0.015; at most 66 actions (k = 66 never overflows)
 ADAPTER = Adapter(
     game="tractor", role_names=ROLE_NAMES, rewards=("levels",), make_game=make_game,
-    options=Options, ticks=True, oracle=True, counterfactuals=True, unused=("lstm",),
+    options=Options, ticks=True, oracle=True, counterfactuals=True,
+    advises=lambda options: options.advice, unused=("lstm",),
     defaults={"reward": "levels", "k": 66, "k_fast": 4, "epsilon": 0.015, "gamma": 0.95,
               "discount": "trick", "max_steps": tractor.Tractor.max_steps,
               "point_reward": 0.01, "encoding": "dynamic", "trick_facts": True})
