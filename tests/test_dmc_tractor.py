@@ -510,6 +510,11 @@ def test_unit_leads_runs_resume_exactly_and_play_the_plain_env(tmp_path):
     me = dmc_agent.load(env, straight)
     final, ok, n = play_hands(env, me, 2)
     assert bool(ok) and np.all(np.asarray(final.hand_sizes) == 0)
+    ruled = cardjax.agents.load(env, f"{straight}:advice_bonus=1000")  # a run with a setting
+    final, ok, n = play_hands(env, ruled, 1)
+    assert bool(ok) and np.all(np.asarray(final.hand_sizes) == 0)
+    with pytest.raises(ValueError, match="unknown options \\['depth'\\]"):
+        cardjax.agents.load(env, f"{straight}:depth=3")
 
 
 def play_hands(env, me, hands: int):

@@ -36,11 +36,16 @@ def baselines(game: str) -> list[str]:
 
 def load(env, spec: str, **options) -> Agent:
     """The player a command-line word names: a baseline, with its settings after a colon
-    (``"ismcts:iterations=300"``), or a trained player from a training run directory (a path;
-    ``options`` go to its loader)."""
+    (``"ismcts:iterations=300"``), or a trained player from a training run directory (a path,
+    with its loader's settings after a colon where it has any: ``"runs/x:advice_bonus=0.3"``;
+    ``options`` go to its loader too)."""
     import os
 
     name, _, _ = spec.partition(":")
+    if not os.path.isdir(spec) and os.path.isdir(name) and name not in baselines(env.name):
+        # a run directory with settings
+        spec, settings = parse_spec(spec)
+        options = {**options, **settings}
     if os.path.isdir(spec) or (os.path.sep in name and name not in baselines(env.name)):
         if not os.path.isdir(spec):
             raise ValueError(f"{spec!r} is neither a baseline of {env.name} "

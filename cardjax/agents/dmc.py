@@ -23,6 +23,8 @@ in the view's ``decision_state`` of each state and the player plays the view's `
 
 from __future__ import annotations
 
+import dataclasses
+
 import jax
 import jax.numpy as jnp
 
@@ -157,8 +159,9 @@ def zero_sum_team_values(env, state, v):
 
 
 def load(env, path: str, iteration: int | None = None, name: str | None = None,
-         k: int | None = None, **options):
-    """The greedy DMC player of the run at ``path`` (a run directory or its ``checkpoints``).
+         k: int | None = None, advice_bonus: float | None = None, **options):
+    """The greedy DMC player of the run at ``path`` (a run directory or its ``checkpoints``);
+    ``advice_bonus``: play with this bonus instead of the run's (``Config.advice_bonus``).
 
     ``options``: the search players' options (``worlds``, ``sampling``, ``iec``, ``b``, passed
     by ``scripts/arena.py`` to every loader) are accepted and ignored; others are an error.
@@ -166,6 +169,8 @@ def load(env, path: str, iteration: int | None = None, name: str | None = None,
     unknown = set(options) - ARENA_OPTIONS
     if unknown:
         raise ValueError(f"unknown options {sorted(unknown)} for a DMC player; known: "
-                         "iteration, name, k")
+                         "iteration, name, k, advice_bonus")
     params, cfg = load_params(path, iteration)
+    if advice_bonus is not None:
+        cfg = dataclasses.replace(cfg, advice_bonus=float(advice_bonus))
     return agent_from_params(env, params, cfg, name=name, k=k)
