@@ -492,9 +492,9 @@ def test_counterfactual_runs_resume_exactly(tmp_path):
 @pytest.mark.slow
 def test_unit_leads_runs_resume_exactly_and_play_the_plain_env(tmp_path):
     """Whole-unit leads with the rule player's moves as a fading prior and its follows as
-    advice (with a bonus): 2 iterations + --resume give the run of 3; the prior's leads are named as whole
-    units; the trained player plays the plain env (its leads card by card) legally to the end
-    of two hands."""
+    advice (with a bonus): 2 iterations + --resume give the run of 3; the prior's leads are
+    named as whole units; the trained player plays the plain env (its leads card by card)
+    legally to the end of two hands, and so does the run with a setting in its player word."""
     small = {**TINY, "num_envs": 2, "consequences": "true", "counterfactual": 1.0,
              "leads": "units", "init_from": "rule", "prior_iterations": 4, "prior_share": 1.0,
              "advice": "true", "advice_bonus": 0.5}
