@@ -13,6 +13,7 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 import numpy as np
+import optax
 import pytest
 
 import cardjax
@@ -492,12 +493,12 @@ def test_counterfactual_runs_resume_exactly(tmp_path):
 @pytest.mark.slow
 def test_unit_leads_runs_resume_exactly_and_play_the_plain_env(tmp_path):
     """Whole-unit leads with the rule player's moves as a fading prior and its follows as
-    advice (with a bonus): 2 iterations + --resume give the run of 3; the prior's leads are
+    advice (with a bonus, imitated, Boltzmann exploration): 2 iterations + --resume give the run of 3; the prior's leads are
     named as whole units; the trained player plays the plain env (its leads card by card)
     legally to the end of two hands, and so does the run with a setting in its player word."""
     small = {**TINY, "num_envs": 2, "consequences": "true", "counterfactual": 1.0,
              "leads": "units", "init_from": "rule", "prior_iterations": 4, "prior_share": 1.0,
-             "advice": "true", "advice_bonus": 0.5}
+             "advice": "true", "advice_bonus": 0.5, "imitation": 1.0, "temperature": 0.05}
     flags = [x for k, v in small.items() for x in (f"--{k}", str(v))] + TINY_FLAGS[-3:]
     straight, split = straight_and_resumed(shengji.main, flags, tmp_path)
     a, b = read_metrics(straight), read_metrics(split)
@@ -505,6 +506,7 @@ def test_unit_leads_runs_resume_exactly_and_play_the_plain_env(tmp_path):
         assert {k: v for k, v in ra.items() if k not in TIMING} == \
             {k: v for k, v in rb.items() if k not in TIMING}
     assert a[0]["prior_rate"] > 0.99  # every lead the rule player made was named as a unit
+    assert all(r["demonstrations"] > 50 for r in a)  # the follows with a choice
     assert all(r["decisions_play"] < 100 * 2 for r in a)  # fewer decisions than cards
     env = cardjax.make("tractor")
     me = dmc_agent.load(env, straight)
@@ -697,6 +699,60 @@ def test_advice_bonus_makes_the_players_follows_the_rule_players():
         dmc.Config.for_game("tractor", advice_bonus=0.5)
     with pytest.raises(ValueError, match="advice_bonus must be >= 0"):
         dmc.Config.for_game("tractor", advice=True, advice_bonus=-1.0)
+
+
+def test_margin_loss_by_hand():
+    """DQfD's margin: how far the best other candidate plus the margin rises above slot 0."""
+    from cardjax.train.dmc.learner import margin_loss
+
+    q = jnp.asarray([[1.0, 0.95, 0.5], [1.0, 0.2, 0.85], [0.0, 3.0, 1.0], [0.0, 3.0, 1.0]])
+    valid = jnp.asarray([[1, 1, 1], [1, 1, 1], [1, 0, 1], [0, 1, 1]], bool)
+    np.testing.assert_allclose(margin_loss(q, valid, 0.1), [0.05, 0.0, 1.1, 0.0], atol=1e-6)
+
+
+@pytest.mark.slow
+def test_imitation_reaches_the_rule_players_follows_on_a_fixed_batch(final_state):
+    """``imitation``: the same games as without it (same params and key), and at every follow
+    with a choice the rule player's card (its row carries the advice flag) first among up to 16
+    legal candidates (none flagged); the learner's imitation loss alone, on a fixed batch of
+    those decisions, brings the network to rank the rule player's card above every other
+    candidate at (nearly) all of them, where it began near chance."""
+    train, state = final_state
+    cfg = dmc.Config.from_dict({**shengji.TRAIN_DEFAULTS, **TINY, "advice": True,
+                                "imitation": 1.0, "imitation_margin": 0.1})
+    key = jax.random.PRNGKey(9)
+    im_train = dmc.make_train(cfg)
+    plain_cfg = dataclasses.replace(cfg, imitation=0.0)
+    params = im_train.init(jax.random.PRNGKey(3)).params
+    ref, _ = jax.device_get(dmc.make_train(plain_cfg).self_play(params, key))
+    im, stats = jax.device_get(im_train.self_play(params, key))
+    for name in ("obs", "action", "target", "weight", "role"):
+        np.testing.assert_array_equal(getattr(ref, name), getattr(im, name))
+    shown = im.im_weight[..., 0] > 0
+    assert shown.sum() == stats["demonstrations"] > 100
+    assert np.all(im.role[shown] == 3) and np.all(im.weight[shown] > 0)
+    flagged = im.im_action >= im_train.game.action_features.shape[0] // 2  # the advice copy
+    assert np.all(flagged[..., 0][shown]) and not np.any(flagged[..., 1:][im.im_weight[..., 1:] > 0])
+    rows = shown.reshape(-1)
+    flat = lambda x: jnp.asarray(x.reshape((-1,) + x.shape[2:])[rows])  # noqa: E731
+    batch = dmc.Batch(flat(im.obs), flat(im.action), flat(im.target),
+                      im_action=flat(im.im_action), im_weight=flat(im.im_weight))
+    only_imitation = dmc.make_learner(dataclasses.replace(cfg, imitation=1e3), im_train.game,
+                                      im_train.net, optax.adam(3e-3))
+    p = dmc.role_params(params, 3)
+    table = jnp.asarray(im_train.game.action_features)
+
+    def ranked_first(p):
+        q = im_train.net.apply(p, batch.obs, table[batch.im_action])
+        others = jnp.where(batch.im_weight[:, 1:] > 0, q[:, 1:], -jnp.inf)
+        return float(jnp.mean(q[:, 0] > jnp.max(others, axis=1)))
+
+    before = ranked_first(p)
+    opt, weights = optax.adam(3e-3).init(p), jnp.ones(batch.obs.shape[0])
+    update = jax.jit(only_imitation.update)
+    for _ in range(300):
+        p, opt, loss = update(p, opt, batch, weights)
+    assert before < 0.5 and ranked_first(p) >= 0.95
 
 
 @pytest.mark.slow

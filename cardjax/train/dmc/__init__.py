@@ -14,14 +14,15 @@ from cardjax.train.dmc.acting import (compact, compact_words, feature_rows, gree
                                       score_by_role, score_slots)
 from cardjax.train.dmc.adapter import Adapter, Game, available, get as get_adapter, make_game
 from cardjax.train.dmc.config import Config
+from cardjax.train.dmc.learner import Batch, make_learner
 from cardjax.train.dmc.network import QNet, make_net, make_optimizer
 from cardjax.train.dmc.state import Decisions, TrainState, state_shardings
 from cardjax.train.dmc.targets import returns
 from cardjax.train.dmc.train import Train, cached_train, make_train
 
 __all__ = [
-    "Adapter", "Config", "Decisions", "Game", "QNet", "Train", "TrainState", "available",
+    "Adapter", "Batch", "Config", "Decisions", "Game", "QNet", "Train", "TrainState", "available",
     "cached_train", "compact", "compact_words", "feature_rows", "get_adapter", "greedy_actions",
-    "legal_sets", "make_game", "make_net", "make_optimizer", "make_train", "observe", "pool_sizes",
+    "legal_sets", "make_game", "make_learner", "make_net", "make_optimizer", "make_train", "observe", "pool_sizes",
     "q_values", "returns", "role_params", "score_by_role", "score_slots", "state_shardings",
 ]

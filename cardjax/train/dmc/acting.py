@@ -81,11 +81,23 @@ def known_rewards(game: Game, states, idx, valid, scale: float):
     return jnp.where(known, jnp.take_along_axis(reward, idx, axis=1) * scale, 0.0)
 
 
+def advised_slots(game: Game, states, idx, valid):
+    """bool[B, K]: the candidate of ``idx`` that the game's advice (``Game.advice``) names in
+    each of a BATCH of states (none where it names nothing)."""
+    return jnp.take_along_axis(jax.vmap(game.advice)(states), idx, axis=1) & valid
+
+
 def advised(game: Game, states, idx, valid, bonus: float):
-    """float32[B, K]: ``bonus`` at the candidate of ``idx`` that the game's advice
-    (``Game.advice``) names in each of a BATCH of states, 0 elsewhere (``advice_bonus``)."""
-    named = jnp.take_along_axis(jax.vmap(game.advice)(states), idx, axis=1) & valid
-    return jnp.where(named, bonus, 0.0)
+    """float32[B, K]: ``bonus`` at the candidate of ``idx`` that the game's advice names in each
+    of a BATCH of states, 0 elsewhere (``advice_bonus``)."""
+    return jnp.where(advised_slots(game, states, idx, valid), bonus, 0.0)
+
+
+def boltzmann(key, q, valid, temperature: float):
+    """int32[B]: a slot of each row of ``q`` [B, K] drawn with probability softmax(q /
+    ``temperature``) over its ``valid`` slots (a row with no finite valid score: slot 0)."""
+    logits = jnp.where(valid & jnp.isfinite(q), q / temperature, -jnp.inf)
+    return jax.random.categorical(key, logits, axis=1).astype(jnp.int32)
 
 
 def choice_bonus(game: Game, states, idx, valid, exact_scale: float, advice_bonus: float):

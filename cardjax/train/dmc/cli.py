@@ -47,6 +47,8 @@ _TRAIN_FLAGS = {
     "max_steps": (positive_int, "longest game played out (longer ones are counted as "
                   "truncated)"),
     "epsilon": (probability, "exploration of the actors"),
+    "temperature": (non_negative_float, "Boltzmann exploration: the actors' other choices are "
+                    "drawn from softmax(Q / temperature) over the legal moves (0: the best)"),
     "gamma": (discount_factor, "discount per step"),
     "lam": (probability, "lambda of the targets: 1 = Monte-Carlo returns; below 1 mixes in the "
             "actors' Q of the seat's later decisions"),
@@ -78,6 +80,10 @@ _TRAIN_FLAGS = {
                       "the return (true / false)"),
     "advice_bonus": (non_negative_float, "added to the Q of the move the game's advice names "
                      "when choosing, by the actors and the trained player (0: off)"),
+    "imitation": (non_negative_float, "weight of the imitation loss (DQfD's large margin): at "
+                  "the decisions the game's advice names a move, that move's Q should exceed "
+                  "every other's by --imitation_margin (0: off)"),
+    "imitation_margin": (positive_float, "the imitation loss's margin, in the targets' units"),
     "init_from": (str, "a prior player (a run directory, e.g. a DeepRocket run, or a baseline "
                   "name) that makes a share of the actors' decisions at first (warm start)"),
     "prior_iterations": (non_negative_int, "the prior's share falls to 0 over this many "
@@ -88,7 +94,7 @@ _CHOICES = {"discount": ("step", "trick"), "target": ("return", "trick")}
 # trainer flags that only games with a capability of their adapter offer
 _NEEDS = {"discount": "ticks", "target": "ticks", "oracle_iterations": "oracle",
           "counterfactual": "counterfactuals", "exact_rewards": "counterfactuals",
-          "advice_bonus": "advises"}
+          "advice_bonus": "advises", "imitation": "advises", "imitation_margin": "advises"}
 
 
 def _flags(game: adapter.Adapter) -> dict:

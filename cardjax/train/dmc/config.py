@@ -29,6 +29,9 @@ class Config(DictConfig):
     k_fast: int = 4  # the smallest candidate pool, per game; 0 = all k slots (acting.score_slots)
     max_steps: int = 156  # static bound on a game's steps (longer games count as truncated)
     epsilon: float = 0.01  # exploration of the actors
+    # Boltzmann exploration: the actors' non-random choices are drawn from softmax(Q / T) over
+    # the legal candidates instead of taking the best (0: greedy)
+    temperature: float = 0.0
     gamma: float = 1.0  # discount per step (per decision), or per trick with discount "trick"
     lam: float = 1.0  # lambda of the targets: 1 = Monte-Carlo returns; below 1 mixes in the
     # actors' Q of the seat's later decisions (targets.returns)
@@ -62,6 +65,10 @@ class Config(DictConfig):
     # games whose adapter names a reference player's move (Tractor with its advice option): added
     # to that move's Q when choosing, by the actors and the trained player; targets unchanged
     advice_bonus: float = 0.0
+    # the same games: the weight of a large-margin imitation loss (DQfD's) at the decisions with
+    # advice: the advised move's Q should exceed every other candidate's by ``imitation_margin``
+    imitation: float = 0.0
+    imitation_margin: float = 0.1
     # a prior player (a run directory or a baseline name) whose moves the actors play instead of
     # their own: a share ``prior_share`` of the decisions at first, falling to 0 over
     # ``prior_iterations`` iterations (a warm start from, e.g., a supervised policy)
@@ -98,11 +105,17 @@ class Config(DictConfig):
             raise ValueError(f"gamma must be in (0, 1], got {self.gamma}")
         if not (self.counterfactual >= 0.0 and math.isfinite(self.counterfactual)):
             raise ValueError(f"counterfactual must be a weight >= 0, got {self.counterfactual}")
-        if not (self.advice_bonus >= 0.0 and math.isfinite(self.advice_bonus)):
-            raise ValueError(f"advice_bonus must be >= 0, got {self.advice_bonus}")
-        if self.advice_bonus and not (game.advises and game.advises(self.options)):
-            raise ValueError(f"advice_bonus needs a game that names a reference move, which "
-                             f"{self.game} does not with these options (Tractor: advice true)")
+        for name in ("advice_bonus", "imitation", "temperature"):
+            value = getattr(self, name)
+            if not (value >= 0.0 and math.isfinite(value)):
+                raise ValueError(f"{name} must be >= 0, got {value}")
+        for name in ("advice_bonus", "imitation"):
+            if getattr(self, name) and not (game.advises and game.advises(self.options)):
+                raise ValueError(f"{name} needs a game that names a reference move, which "
+                                 f"{self.game} does not with these options (Tractor: advice "
+                                 "true)")
+        if not (self.imitation_margin > 0.0 and math.isfinite(self.imitation_margin)):
+            raise ValueError(f"imitation_margin must be > 0, got {self.imitation_margin}")
         if not 0.0 <= self.lam <= 1.0:
             raise ValueError(f"lam must be in [0, 1], got {self.lam}")
         for name in ("lr", "rms_eps", "clip", "reward_scale"):

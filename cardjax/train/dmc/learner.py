@@ -1,7 +1,9 @@
 """The learner of DMC: each role's network regresses Q(s, a_taken) on the decisions' targets in
 shuffled minibatches (MSE), the valid decisions first so that padding costs no update; with
 counterfactual targets (``Config.counterfactual``), also Q(s, a) of each exact alternative ``a``
-on its own target, weighted by ``counterfactual``."""
+on its own target, weighted by ``counterfactual``; with imitation (``Config.imitation``), plus
+DQfD's large-margin loss ``max_a [Q(s, a) + m (a != a_E)] - Q(s, a_E)`` toward the advised move
+``a_E`` (Hester et al. 2018), weighted by ``imitation``."""
 
 from __future__ import annotations
 
@@ -14,6 +16,29 @@ import optax
 
 from cardjax.train.dmc.acting import role_params
 from cardjax.train.dmc.state import Decisions
+
+
+class Batch(NamedTuple):
+    """A minibatch of one role's decisions (:class:`~cardjax.train.dmc.state.Decisions`' fields;
+    the alternatives and the imitation candidates are None where the run has none)."""
+
+    obs: Any
+    action: Any
+    target: Any
+    alt_action: Any = None
+    alt_target: Any = None
+    alt_weight: Any = None
+    im_action: Any = None
+    im_weight: Any = None
+
+
+def margin_loss(q, valid, margin: float):
+    """float32[N]: DQfD's large-margin loss of each row of ``q`` [N, S] whose slot 0 is the
+    demonstrated move and slots 1.. other candidates (where ``valid`` [N, S]): how far the best
+    other candidate plus ``margin`` rises above the demonstrated move, 0 when none does (or no
+    other candidate is valid)."""
+    others = jnp.where(valid[:, 1:], q[:, 1:] + margin, -1e9)
+    return jnp.maximum(jnp.max(others, axis=1) - q[:, 0], 0.0) * valid[:, 0]
 
 
 class Learner(NamedTuple):
@@ -33,19 +58,27 @@ def make_learner(cfg, game, net, tx) -> Learner:
     lockstep = game.lockstep
 
     def loss_fn(p, batch, weights):
-        """``batch``: ``(obs, action, target)``, or with alternatives ``(obs, action, target,
-        alt_action, alt_target, alt_weight)``."""
-        obs, action, target = batch[:3]
+        """``batch``: a :class:`Batch`, or the tuple of its first fields (``(obs, action,
+        target)``, or with alternatives ``(obs, action, target, alt_action, alt_target,
+        alt_weight)``)."""
+        b = Batch(*batch)
         w = weights.astype(jnp.float32)
-        if len(batch) == 3:
-            q = net.apply(p, obs, table[action][:, None, :])[:, 0]
-            return jnp.sum(w * (q - target) ** 2) / jnp.maximum(jnp.sum(w), 1.0)
-        alt_action, alt_target, alt_weight = batch[3:]
-        rows = jnp.concatenate([action[:, None], alt_action], axis=1)
-        q = net.apply(p, obs, table[rows])  # the trunk once, the head per candidate
-        alt = jnp.sum(w[:, None] * alt_weight * (q[:, 1:] - alt_target) ** 2)
-        return (jnp.sum(w * (q[:, 0] - target) ** 2) + cfg.counterfactual * alt) / jnp.maximum(
-            jnp.sum(w), 1.0)
+        rows = [b.action[:, None]]
+        if b.alt_action is not None:
+            rows.append(b.alt_action)
+        if b.im_action is not None:
+            rows.append(b.im_action)
+        q = net.apply(p, b.obs, table[jnp.concatenate(rows, axis=1)])  # the trunk once
+        total = jnp.sum(w * (q[:, 0] - b.target) ** 2)
+        if b.alt_action is not None:
+            n_alt = b.alt_action.shape[1]
+            total += cfg.counterfactual * jnp.sum(
+                w[:, None] * b.alt_weight * (q[:, 1:1 + n_alt] - b.alt_target) ** 2)
+        if b.im_action is not None:
+            n_im = b.im_action.shape[1]
+            im = margin_loss(q[:, -n_im:], b.im_weight > 0, cfg.imitation_margin)
+            total += cfg.imitation * jnp.sum(w * im)
+        return total / jnp.maximum(jnp.sum(w), 1.0)
 
     def update(p, opt_state, batch, weights):
         loss, grads = jax.value_and_grad(loss_fn)(p, batch, weights)
@@ -71,9 +104,9 @@ def make_learner(cfg, game, net, tx) -> Learner:
             def sgd(c):
                 j, p, o, lsum, wsum = c
                 idx = order[j]
-                batch = (data.obs[idx], data.action[idx], data.target[idx])
-                if data.alt_action is not None:
-                    batch += (data.alt_action[idx], data.alt_target[idx], data.alt_weight[idx])
+                batch = Batch(*(None if x is None else x[idx] for x in (
+                    data.obs, data.action, data.target, data.alt_action, data.alt_target,
+                    data.alt_weight, data.im_action, data.im_weight)))
                 w = data.weight[idx] * (j * mb + jnp.arange(mb) < n_valid)
                 p, o, loss = update(p, o, batch, w)
                 return j + 1, p, o, lsum + loss * jnp.sum(w), wsum + jnp.sum(w)

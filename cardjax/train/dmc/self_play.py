@@ -1,6 +1,6 @@
 """Self-play, the actors of DMC: a batch of fresh deals played to the end in lockstep inside
-one ``lax.while_loop``, epsilon-greedy on the Q of each game's legal candidates, every step
-stored for the learner."""
+one ``lax.while_loop``, epsilon-greedy (or Boltzmann, ``Config.temperature``) on the Q of each
+game's legal candidates, every step stored for the learner."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import jax.numpy as jnp
 from jax.sharding import Mesh
 
 from cardjax.train import sharding
-from cardjax.train.dmc.acting import (advised, compact, compact_words, feature_rows,
-                                      known_rewards, legal_sets, observe, pool_sizes, role_params,
-                                      score_by_role, score_slots)
-from cardjax.train.dmc.state import ALTERNATIVES, Decisions, feature_spec
+from cardjax.train.dmc.acting import (advised_slots, boltzmann, compact, compact_words,
+                                      feature_rows, known_rewards, legal_sets, observe,
+                                      pool_sizes, role_params, score_by_role, score_slots)
+from cardjax.train.dmc.state import ALTERNATIVES, IMITATION_SLOTS, Decisions, feature_spec
 from cardjax.train.dmc.targets import episode_targets
 
 
@@ -34,6 +34,8 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
     choosing = bootstrapping or not cfg.train_forced  # keep which decisions had a choice
     contrasting = cfg.counterfactual > 0  # keep each decision's exact alternatives
     exact = cfg.exact_rewards  # known step rewards added to Q, the network learns the rest
+    imitating = cfg.imitation > 0  # keep the advised move and other candidates
+    advising = imitating or cfg.advice_bonus > 0
     if (contrasting or exact) and game.counterfactual is None:
         raise ValueError(f"counterfactual targets and exact rewards need exact step rewards of "
                          f"alternatives, which the {cfg.game} adapter does not give")
@@ -76,6 +78,17 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
                     alt_delta=(jnp.take_along_axis(r, pick, axis=1) - r_taken) * cfg.reward_scale,
                     alt_valid=ok)
 
+    def demonstration(key, advice, valid, f_idx, alive, count):
+        """The imitation loss's candidates: the advised move's row first, then up to
+        ``IMITATION_SLOTS - 1`` other legal candidates drawn at random, and which slots hold one
+        (none where nothing is advised or nothing else is legal)."""
+        u = jax.random.uniform(key, valid.shape)
+        priority = jnp.where(valid, u, -1.0) + 2.0 * advice
+        top, slots = jax.lax.top_k(priority, IMITATION_SLOTS)
+        shown = jnp.any(advice, axis=1) & alive & (count > 1)
+        return dict(im_action=jnp.take_along_axis(f_idx, slots, axis=1),
+                    im_valid=(top >= 0) & shown[:, None])
+
     def self_play(params, key, iteration=jnp.int32(0)):
         k_deal, k_play = jax.random.split(key)
         states = sharding.constrain(jax.vmap(env.init)(jax.random.split(k_deal, B)), mesh, 0)
@@ -97,6 +110,9 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
             bufs.update(alt_action=jnp.zeros((T, B, ALTERNATIVES), jnp.int32),
                         alt_delta=jnp.zeros((T, B, ALTERNATIVES), jnp.float32),
                         alt_valid=jnp.zeros((T, B, ALTERNATIVES), bool))
+        if imitating:
+            bufs.update(im_action=jnp.zeros((T, B, IMITATION_SLOTS), jnp.int32),
+                        im_valid=jnp.zeros((T, B, IMITATION_SLOTS), bool))
         delta = oracle_keep(iteration)
         stats0 = dict(overflow=jnp.int32(0), max_legal=jnp.int32(0),
                       role_mismatch=jnp.int32(0), explored=jnp.int32(0),
@@ -116,6 +132,8 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
             else:
                 key, k_eps, k_rand, k_oracle = jax.random.split(key, 4)
                 keep = jax.random.uniform(k_oracle, (B,)) < delta
+            # keys folded from k_eps: the games' other draws are those of a run without them
+            k_temp, k_demo = jax.random.fold_in(k_eps, 1), jax.random.fold_in(k_eps, 2)
             alive = ~states.terminated
             words, count = legal_sets(game, states)
             idx, valid, overflow = jax.vmap(compact_words, in_axes=(0, None, None))(
@@ -128,12 +146,15 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
             if exact:  # the candidates' known step rewards, on the targets' scale
                 known = known_rewards(game, states, idx, valid, cfg.reward_scale)
                 q = q + known
+            if advising:
+                advice = advised_slots(game, states, idx, valid)
             if cfg.advice_bonus:  # the advised move's bonus; its target stays the return
-                q = q + advised(game, states, idx, valid, cfg.advice_bonus)
+                q = q + jnp.where(advice, cfg.advice_bonus, 0.0)
             greedy = jnp.argmax(jnp.where(valid, q, -jnp.inf), axis=1)
             rand = jax.random.randint(k_rand, (B,), 0, jnp.maximum(jnp.minimum(count, K), 1))
             explore = jax.random.uniform(k_eps, (B,)) < cfg.epsilon
-            slot = jnp.where(explore, rand, greedy)
+            chosen = boltzmann(k_temp, q, valid, cfg.temperature) if cfg.temperature else greedy
+            slot = jnp.where(explore, rand, chosen)
             if prior_moves is not None:
                 key, k_prior = jax.random.split(key)
                 slot, by_prior = prior_moves(k_prior, iteration, states, alive, idx, valid, slot)
@@ -158,12 +179,14 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
                 row["known"] = jnp.take_along_axis(known, slot[:, None], axis=1)[:, 0]
             if contrasting:
                 row.update(alternatives(prev, idx, valid, slot, f_idx, alive))
+            if imitating:
+                row.update(demonstration(k_demo, advice, valid, f_idx, alive, count))
             bufs = {n: jax.lax.dynamic_update_index_in_dim(bufs[n], row[n], t, 0) for n in bufs}
             stats = dict(
                 overflow=stats["overflow"] + jnp.sum(alive & overflow, dtype=jnp.int32),
                 max_legal=jnp.maximum(stats["max_legal"], jnp.max(jnp.where(alive, count, 0))),
                 role_mismatch=stats["role_mismatch"] + jnp.sum(mismatch, dtype=jnp.int32),
-                explored=stats["explored"] + jnp.sum(alive & explore, dtype=jnp.int32),
+                explored=stats["explored"] + jnp.sum(alive & (slot != greedy), dtype=jnp.int32),
                 scored=stats["scored"] + rows.astype(jnp.float32),
                 **({"prior": stats["prior"]} if prior_moves is not None else {}),
             )
@@ -181,6 +204,9 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
             extra = dict(alt_action=bufs["alt_action"],
                          alt_target=target[..., None] + delta,
                          alt_weight=weight[..., None] * bufs["alt_valid"])
+        if imitating:
+            extra.update(im_action=bufs["im_action"],
+                         im_weight=weight[..., None] * bufs["im_valid"])
         decisions = sharding.constrain(
             Decisions(bufs["obs"], bufs["action"], target, weight, bufs.get("role"), **extra),
             mesh, 1)
@@ -204,6 +230,8 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
             stats["prior_rate"] = stats.pop("prior") / jnp.maximum(jnp.sum(lengths), 1)
         if contrasting:  # alternatives trained, in all
             stats["alternatives"] = jnp.sum(extra["alt_weight"])
+        if imitating:  # decisions with a demonstration
+            stats["demonstrations"] = jnp.sum(extra["im_weight"][..., 0] > 0, dtype=jnp.int32)
         return decisions, stats
 
     return self_play
