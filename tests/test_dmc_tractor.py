@@ -389,6 +389,51 @@ def test_trick_ending_rewards_are_the_swings_of_stepping_each_card():
     assert not np.asarray(adapter.trick_ending_rewards(last, 0.01)[1]).any()  # the kitty's trick
 
 
+def play_trick_out(step, rule_act, s, card):
+    """The point swing of the seat to act when it plays ``card`` and the later seats play the
+    trick out as the rule player (stepping the env one move at a time)."""
+    x = step(s, card)
+    while int(x.trick_no) == int(s.trick_no) and not bool(x.terminated):
+        x = step(x, rule_act(None, None, x))
+    return int(np.asarray(tractor.point_swing(s, x))[int(s.current_player)])
+
+
+def test_rollout_rewards_play_the_trick_out_with_the_rule_player():
+    """``rollouts``: at the second and third seats, each legal card's trick points when the later
+    seats play on as the rule player.  Hand-built: 5♥ led; the second seat's 7♥ takes 5 points
+    (the third seat keeps its Q♥, the last feeds 4♥ to its partner's 7♥), its K♥ 15; after the
+    K♥ the third seat's 3♥ and Q♥ both give the 15 away.  The last seat and the hand's last
+    trick have none; on a whole random hand every value equals playing the trick out."""
+    env = cardjax.make("tractor")
+    step, card = jax.jit(env.step), TC.card_type
+    rule_act = jax.jit(cardjax.agents.get(env, "rule").act)
+    rollout = jax.jit(lambda s: adapter.rollout_rewards(env, s, 0.01))
+    s = env.trick_state(["5♥ 6♣ 8♦", "7♥ K♥ 9♣", "3♥ Q♥ 2♣", "A♥ 4♥ 9♦"], 2, "S", leader=0,
+                        dealer=0)
+    s = step(step(s, card("5♥")), tractor.DONE)
+
+    def values(s):
+        r, valid = map(np.asarray, rollout(s))
+        return {int(c): round(float(r[c]), 6) for c in np.flatnonzero(valid)}
+
+    assert values(s) == {card("7♥"): 0.05, card("K♥"): 0.15}
+    s = step(s, card("K♥"))
+    assert values(s) == {card("3♥"): -0.15, card("Q♥"): -0.15}
+    assert values(step(s, card("3♥"))) == {}  # the last seat: its points are exact instead
+    last = env.trick_state(["5♥", "K♥", "3♥", "A♥"], 2, "S", leader=0, dealer=0)
+    assert values(step(step(last, card("5♥")), tractor.DONE)) == {}  # the kitty's trick
+    s, checked = env.init(jax.random.PRNGKey(5)), 0
+    while not bool(s.terminated):
+        for c, v in values(s).items():
+            assert v == pytest.approx(0.01 * play_trick_out(step, rule_act, s, c), abs=1e-6)
+            checked += 1
+        s = step(s, rule_act(None, None, s))
+    assert checked > 40
+    cfg = dmc.Config.for_game("tractor", rollouts=True)
+    with pytest.raises(ValueError, match="rollouts feed the counterfactual targets"):
+        adapter.make_game(cfg, env)
+
+
 def test_step_rewards_pay_trick_points_to_teams():
     env = cardjax.make("tractor")
     game = tractor_game(env, point_reward=0.01)
@@ -472,10 +517,12 @@ def test_resume_equals_uninterrupted_run(runs):
 
 @pytest.mark.slow
 def test_counterfactual_runs_resume_exactly(tmp_path):
-    """With the consequences and counterfactual targets (and a replay buffer holding the
-    alternatives), 2 iterations + --resume give the run of 3, which trains alternatives; the
-    player of such a run plays the consequence features it was trained with."""
-    small = {**TINY, "num_envs": 2, "consequences": "true", "counterfactual": 1.0}
+    """With the consequences and counterfactual targets, the earlier seats' played out (and a
+    replay buffer holding the alternatives), 2 iterations + --resume give the run of 3, which
+    trains alternatives; the player of such a run plays the consequence features it was
+    trained with."""
+    small = {**TINY, "num_envs": 2, "consequences": "true", "counterfactual": 1.0,
+             "rollouts": "true"}
     flags = [x for k, v in small.items() for x in (f"--{k}", str(v))] + TINY_FLAGS[-3:]
     straight, split = straight_and_resumed(shengji.main, flags, tmp_path)
     a, b = read_metrics(straight), read_metrics(split)
@@ -665,6 +712,31 @@ def test_self_play_with_exact_rewards(final_state):
     assert got[card("4♥")] == pytest.approx(-0.05, abs=1e-6)
     with pytest.raises(SystemExit):
         shengji.parse_args(["--exact_rewards", "maybe"])
+
+
+@pytest.mark.slow
+def test_self_play_rollouts_add_the_second_and_third_seats(final_state):
+    """``rollouts`` (with counterfactual targets and exact rewards): the same games, the same
+    last-seat alternatives (each learning the taken card's rest), and alternatives at more
+    decisions -- the earlier seats' follows -- whose targets move by the difference of their
+    played-out trick points (multiples of 0.05); the players choose as without rollouts."""
+    train, state = final_state
+    base = {**shengji.TRAIN_DEFAULTS, **TINY, "counterfactual": 1.0, "exact_rewards": True}
+    key = jax.random.PRNGKey(9)
+    ex, _ = jax.device_get(dmc.make_train(dmc.Config.from_dict(base)).self_play(
+        state.params, key))
+    ro_train = dmc.make_train(dmc.Config.from_dict({**base, "rollouts": True}))
+    ro, stats = jax.device_get(ro_train.self_play(state.params, key))
+    for name in ("obs", "action", "target", "weight", "role"):
+        np.testing.assert_array_equal(getattr(ex, name), getattr(ro, name))
+    last = ex.alt_weight.any(axis=-1)
+    np.testing.assert_array_equal(ex.alt_action[last], ro.alt_action[last])
+    np.testing.assert_allclose(ex.alt_target[last], ro.alt_target[last])
+    more = ro.alt_weight.any(axis=-1) & ~last
+    assert more.sum() > last.sum() // 2 and np.all(ro.role[more] == 3)
+    diff = (ro.alt_target - ro.target[..., None])[more[..., None] & (ro.alt_weight > 0)]
+    np.testing.assert_allclose(diff / 0.05, np.round(diff / 0.05), atol=1e-3)
+    assert np.any(diff != 0)
 
 
 def test_advice_bonus_makes_the_players_follows_the_rule_players():

@@ -43,7 +43,12 @@ class Game(NamedTuple):
     being built was chosen), ``env_action(state, action)`` (the env action that goes on building
     it) and ``lift(act)`` (a player of the env as a player of the view); ``advice(state) ->
     bool[num_actions]``: the move a reference player would make (``Config.advice_bonus`` adds
-    to its Q when choosing).
+    to its Q when choosing); ``counterfactual(state) -> (reward float32[num_actions], exact
+    bool[num_actions])``: each action's step reward where it is known before acting from what
+    the seat sees (counterfactual targets, and ``Config.exact_rewards`` adds it when choosing);
+    ``rollout(state) -> (reward, valid)`` of the same shapes: estimates of further actions'
+    rewards, for the counterfactual targets only (they may read hidden cards: never used to
+    choose), where ``counterfactual`` knows none.
     """
 
     env: Any
@@ -65,6 +70,7 @@ class Game(NamedTuple):
     trainable: bool = True  # False: a game built to play in an env its config was not trained for
     view: bool = False
     advice: Callable | None = None
+    rollout: Callable | None = None
 
     @property
     def plain_env(self):

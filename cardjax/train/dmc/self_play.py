@@ -64,19 +64,27 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
                              jnp.where(alive, roles, -1), R, sizes, groups)
 
     def alternatives(states, idx, valid, slot, f_idx, alive):
-        """The candidates other than the one taken whose step reward is known exactly, when the
-        taken one's is too: their feature rows, their step reward less the taken one's (times
-        ``reward_scale``), and which of the ``ALTERNATIVES`` slots hold one."""
+        """The candidates other than the one taken whose step reward is known exactly (or, with
+        ``Game.rollout``, estimated), when the taken one's is too: their feature rows, their
+        step reward less the taken one's (times ``reward_scale``), which of the
+        ``ALTERNATIVES`` slots hold one, and whether the taken one's reward was exact."""
         reward, exact = jax.vmap(game.counterfactual)(states)
+        known = exact
+        if game.rollout is not None:  # estimates where nothing is known exactly
+            rolled, estimated = jax.vmap(game.rollout)(states)
+            use = estimated & ~jnp.any(exact, axis=1, keepdims=True)
+            reward, known = jnp.where(use, rolled, reward), exact | use
         r = jnp.take_along_axis(reward, idx, axis=1)
-        known = jnp.take_along_axis(exact, idx, axis=1) & valid
+        known = jnp.take_along_axis(known, idx, axis=1) & valid
         taken = jnp.take_along_axis(known, slot[:, None], axis=1)[:, 0] & alive
         others = known & (jnp.arange(idx.shape[1]) != slot[:, None]) & taken[:, None]
         pick, ok, _ = jax.vmap(compact, in_axes=(0, None))(others, ALTERNATIVES)
         r_taken = jnp.take_along_axis(r, slot[:, None], axis=1)
+        taken_exact = jnp.take_along_axis(jnp.take_along_axis(exact, idx, axis=1),
+                                          slot[:, None], axis=1)[:, 0]
         return dict(alt_action=jnp.take_along_axis(f_idx, pick, axis=1),
                     alt_delta=(jnp.take_along_axis(r, pick, axis=1) - r_taken) * cfg.reward_scale,
-                    alt_valid=ok)
+                    alt_valid=ok, alt_exact=taken_exact)
 
     def demonstration(key, advice, valid, f_idx, alive, count):
         """The imitation loss's candidates: the advised move's row first, then up to
@@ -109,7 +117,8 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
         if contrasting:
             bufs.update(alt_action=jnp.zeros((T, B, ALTERNATIVES), jnp.int32),
                         alt_delta=jnp.zeros((T, B, ALTERNATIVES), jnp.float32),
-                        alt_valid=jnp.zeros((T, B, ALTERNATIVES), bool))
+                        alt_valid=jnp.zeros((T, B, ALTERNATIVES), bool),
+                        alt_exact=jnp.zeros((T, B), bool))
         if imitating:
             bufs.update(im_action=jnp.zeros((T, B, IMITATION_SLOTS), jnp.int32),
                         im_valid=jnp.zeros((T, B, IMITATION_SLOTS), bool))
@@ -200,7 +209,8 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
             target = jnp.where(weight > 0, target - bufs["known"], 0.0)
         extra = {}
         if contrasting:  # an alternative's target: the taken move's, with its own step reward
-            delta = bufs["alt_delta"] * (not exact)  # (... the same rest for every one)
+            # (... the same rest for every one where the taken move's reward was subtracted)
+            delta = jnp.where(exact & bufs["alt_exact"][..., None], 0.0, bufs["alt_delta"])
             extra = dict(alt_action=bufs["alt_action"],
                          alt_target=target[..., None] + delta,
                          alt_weight=weight[..., None] * bufs["alt_valid"])

@@ -13,7 +13,8 @@ features (``trick_facts``), who would hold the trick after each card that comple
 and whether the next seat may still take it), whole-unit leads (``leads="units"``: the trainer
 plays :class:`~cardjax.games.tractor_leads.UnitLeads`, a lead is one decision), the env's
 failed-throw penalty (``throw_penalty``), the rule player's follow as a flag on its card
-(``advice``).
+(``advice``), the second and third seats' trick points per card by playing the trick out
+(``rollouts``).
 """
 
 from __future__ import annotations
@@ -27,10 +28,12 @@ import numpy as np
 import cardjax
 from cardjax.agents import tractor_rule
 from cardjax.cli import boolean, non_negative_float
+from cardjax.gate import gated
 from cardjax.games import tractor
 from cardjax.games import tractor_moves as tm
 from cardjax.games import tractor_leads as tl
 from cardjax.games import tractor_observe
+from cardjax.train.dmc.acting import compact
 from cardjax.train.dmc.adapter import Adapter, Game
 
 ROLE_NAMES = ("declare", "bury", "chaodi", "play")  # one network per phase
@@ -68,6 +71,11 @@ class Options:
     advice: bool = dataclasses.field(default=False, metadata=dict(
         type=boolean, help="in a follow, the card the rule player would play next carries a "
         "flag: the network learns when its advice pays (true / false)"))
+
+    rollouts: bool = dataclasses.field(default=False, metadata=dict(
+        type=boolean, help="with --counterfactual: the second and third seats' follows also "
+        "train each other legal card, on the trick points it takes when the later seats play "
+        "the trick out as the rule player (with their own cards; true / false)"))
 
     def __post_init__(self):
         if self.point_reward < 0:
@@ -272,6 +280,49 @@ def trick_ending_rewards(state, point_reward: float):
             jnp.concatenate([exact, jnp.zeros(pad, bool)]))
 
 
+ROLLOUT_CARDS = 16  # the legal cards played out per decision (a void seat's beyond: none)
+
+
+def rollout_rewards(env, state, point_reward: float, player=None):
+    """``(reward float32[66], valid bool[66])``: at a follow of the second or third seat of a
+    trick (not the hand's last) where one more card completes the seat's play, for each of up to
+    :data:`ROLLOUT_CARDS` legal such cards (the lowest types), the points of the trick the seat's
+    team takes (+) or gives away (-) when the later seats play it out as ``player`` (the rule
+    player by default) with their own hands, times ``point_reward``.  The later seats' cards are
+    hidden from the seat: a training target, never a reason to choose."""
+    player = player or tractor_rule.make(env)
+    holder = tractor.completing_holders(state)
+    last_trick = jnp.sum(state.hand_sizes) == state.lead_n * (4 - state.num_in_trick)
+    cards = (holder >= 0) & state.legal_action_mask[:tractor.NUM_TYPES]
+    applies = ((state.num_in_trick == 1) | (state.num_in_trick == 2)) & jnp.any(cards) \
+        & ~last_trick & ~state.terminated
+    idx, ok, _ = compact(cards, ROLLOUT_CARDS)
+
+    def play_out(state, idx):
+        def one(card):
+            start = env.step(state, card)
+
+            def unfinished(c):
+                return (c.trick_no == state.trick_no) & ~c.terminated
+
+            def later_seat(c):
+                return env.step(c, player.act(player.params, None, c))
+
+            end = jax.lax.while_loop(unfinished, later_seat, start)
+            return tractor.point_swing(state, end)[state.current_player].astype(jnp.float32)
+
+        return jax.vmap(one)(idx)
+
+    def nothing(state, idx):
+        return jnp.zeros(idx.shape, jnp.float32)
+
+    swing = gated(applies, play_out, nothing, state, idx)
+    valid = ok & applies
+    reward = jnp.zeros(tractor.NUM_ACTIONS).at[idx].add(jnp.where(valid, swing, 0.0))
+    mask = jnp.zeros(tractor.NUM_ACTIONS, bool).at[idx].max(valid)
+    return point_reward * reward, mask
+
+
 def make_game(cfg, env=None) -> Game:
     """The game of ``cfg`` (its options; oracle guiding when ``cfg.oracle_iterations > 0``)."""
     opts = cfg.options
@@ -294,6 +345,9 @@ def make_game(cfg, env=None) -> Game:
         table = with_consequences(table, 2)
     moves = tl.UnitLeads(env) if units else env
     n_moves = moves.num_actions
+    if opts.rollouts and not cfg.counterfactual:
+        raise ValueError("rollouts feed the counterfactual targets: set counterfactual > 0 "
+                         "(--counterfactual 1)")
 
     def quantize(x):
         return jnp.round(x * SCALE).astype(jnp.uint8)
@@ -331,6 +385,10 @@ def make_game(cfg, env=None) -> Game:
     def advice(state):
         return pad_actions(rule_advice(env, state), n_moves)
 
+    def rollout(state):
+        reward, valid = rollout_rewards(env, state, opts.point_reward)
+        return pad_actions(reward, n_moves), pad_actions(valid, n_moves)
+
     def role(state):
         return jnp.minimum(state.phase, tractor.PLAY).astype(jnp.int32)
 
@@ -359,7 +417,8 @@ def make_game(cfg, env=None) -> Game:
                 action_rows=action_rows if dynamic or opts.consequences or units or opts.advice
                 else None,
                 counterfactual=counterfactual, view=units,
-                advice=advice if opts.advice else None)
+                advice=advice if opts.advice else None,
+                rollout=rollout if opts.rollouts else None)
 
 
 # ShengJi+: gamma 0.95, epsilon 0.015; at most 66 actions (k = 66 never overflows)
