@@ -827,6 +827,28 @@ def test_imitation_reaches_the_rule_players_follows_on_a_fixed_batch(final_state
     assert before < 0.5 and ranked_first(p) >= 0.95
 
 
+def test_pretrained_player_takes_its_bonus_as_a_setting():
+    """``tractor-pretrained`` follows as the rule player (its advice bonus); with
+    ``:advice_bonus=0`` its network's own follows differ at some; an unknown setting is refused
+    by name."""
+    env = cardjax.make("tractor")
+    step = jax.jit(env.step)
+    rule = cardjax.agents.get(env, "rule")
+    players = [cardjax.agents.load(env, w) for w in
+               ("tractor-pretrained", "tractor-pretrained:advice_bonus=0")]
+    acts = [jax.jit(p.act) for p in players] + [jax.jit(rule.act)]
+    s, same, follows = env.init(jax.random.PRNGKey(3)), [0, 0], 0
+    while not bool(s.terminated):
+        a = [int(f(p.params, None, s)) for f, p in zip(acts, players + [rule])]
+        if int(s.phase) == tractor.PLAY and int(s.num_in_trick) > 0:
+            follows += 1
+            same = [n + (x == a[2]) for n, x in zip(same, a[:2])]
+        s = step(s, a[0])
+    assert follows > 50 and same[0] == follows and same[1] < follows
+    with pytest.raises(ValueError, match="has no setting 'depth'"):
+        cardjax.agents.load(env, "tractor-pretrained:depth=3")
+
+
 @pytest.mark.slow
 def test_self_play_without_forced_decisions(final_state):
     """``train_forced=False`` plays the same games and weighs the decisions without a choice 0:

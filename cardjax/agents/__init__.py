@@ -104,7 +104,7 @@ def get(env, name: str, **options) -> Agent:
 
 
 SEARCH = ("cheat_uct", "det_uct", "ismcts", "pimc")  # players with settings
-WITH_SETTINGS = ("bidder", "scrofazero-pretrained")  # other players with settings
+WITH_SETTINGS = ("bidder", "scrofazero-pretrained", "tractor-pretrained")  # others with settings
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:

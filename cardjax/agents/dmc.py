@@ -77,10 +77,13 @@ def load_params(path: str, iteration: int | None = None):
 
 
 def agent_from_params(env, params, cfg: Config, name: str | None = None,
-                      k: int | None = None):
-    """The greedy player of the networks ``params`` (stacked per role) trained with ``cfg``."""
+                      k: int | None = None, advice_bonus: float | None = None):
+    """The greedy player of the networks ``params`` (stacked per role) trained with ``cfg``
+    (``advice_bonus``: play with this bonus instead of the run's)."""
     if env.name != cfg.game:
         raise ValueError(f"a {cfg.game} DMC checkpoint cannot play {env.name}")
+    if advice_bonus is not None:
+        cfg = dataclasses.replace(cfg, advice_bonus=float(advice_bonus))
     game = make_game(cfg, env)
     net = make_net(cfg, game)
     name = name or NAMES[cfg.game]
@@ -171,6 +174,4 @@ def load(env, path: str, iteration: int | None = None, name: str | None = None,
         raise ValueError(f"unknown options {sorted(unknown)} for a DMC player; known: "
                          "iteration, name, k, advice_bonus")
     params, cfg = load_params(path, iteration)
-    if advice_bonus is not None:
-        cfg = dataclasses.replace(cfg, advice_bonus=float(advice_bonus))
-    return agent_from_params(env, params, cfg, name=name, k=k)
+    return agent_from_params(env, params, cfg, name=name, k=k, advice_bonus=advice_bonus)

@@ -89,6 +89,10 @@ def load(env, name: str, directory: str = DIRECTORY, **options) -> Agent:
         from cardjax.agents import dmc
         from cardjax.train.dmc.config import Config
 
+        unknown = sorted(set(options) - {"k", "advice_bonus"})
+        if unknown:
+            raise ValueError(f"{name!r} has no setting {', '.join(map(repr, unknown))}; a DMC "
+                             "player's: k, advice_bonus")
         player = dmc.agent_from_params(env, params, Config.from_dict(meta["config"]), name=name,
                                        **options)
     elif meta["trainer"] == "scrofazero":
