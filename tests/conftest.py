@@ -34,6 +34,14 @@ from cardjax.core import Agent
 # share what each compiled (CARDJAX_COMPILE_CACHE=off compiles everything in every process).
 use_compile_cache()
 
+
+def pytest_configure(config):
+    """In the main process, before any worker starts: RLCard unzips its Dou Dizhu tables on its
+    first import, and two workers doing it at once on a fresh install collide."""
+    if not hasattr(config, "workerinput") and importlib.util.find_spec("rlcard") is not None:
+        importlib.import_module("rlcard.games.doudizhu")
+
+
 # Batch size of the vmapped playouts (kept fixed so that one compile serves every test).
 BATCH = 8
 

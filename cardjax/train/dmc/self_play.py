@@ -164,6 +164,7 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
             explore = jax.random.uniform(k_eps, (B,)) < cfg.epsilon
             chosen = boltzmann(k_temp, q, valid, cfg.temperature) if cfg.temperature else greedy
             slot = jnp.where(explore, rand, chosen)
+            off_greedy = alive & (slot != greedy)  # random or Boltzmann (the prior's not counted)
             if prior_moves is not None:
                 key, k_prior = jax.random.split(key)
                 slot, by_prior = prior_moves(k_prior, iteration, states, alive, idx, valid, slot)
@@ -195,7 +196,7 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
                 overflow=stats["overflow"] + jnp.sum(alive & overflow, dtype=jnp.int32),
                 max_legal=jnp.maximum(stats["max_legal"], jnp.max(jnp.where(alive, count, 0))),
                 role_mismatch=stats["role_mismatch"] + jnp.sum(mismatch, dtype=jnp.int32),
-                explored=stats["explored"] + jnp.sum(alive & (slot != greedy), dtype=jnp.int32),
+                explored=stats["explored"] + jnp.sum(off_greedy, dtype=jnp.int32),
                 scored=stats["scored"] + rows.astype(jnp.float32),
                 **({"prior": stats["prior"]} if prior_moves is not None else {}),
             )
