@@ -517,12 +517,10 @@ def test_resume_equals_uninterrupted_run(runs):
 
 @pytest.mark.slow
 def test_counterfactual_runs_resume_exactly(tmp_path):
-    """With the consequences and counterfactual targets, the earlier seats' played out (and a
-    replay buffer holding the alternatives), 2 iterations + --resume give the run of 3, which
-    trains alternatives; the player of such a run plays the consequence features it was
-    trained with."""
-    small = {**TINY, "num_envs": 2, "consequences": "true", "counterfactual": 1.0,
-             "rollouts": "true"}
+    """With the consequences and counterfactual targets (and a replay buffer holding the
+    alternatives), 2 iterations + --resume give the run of 3, which trains alternatives; the
+    player of such a run plays the consequence features it was trained with."""
+    small = {**TINY, "num_envs": 2, "consequences": "true", "counterfactual": 1.0}
     flags = [x for k, v in small.items() for x in (f"--{k}", str(v))] + TINY_FLAGS[-3:]
     straight, split = straight_and_resumed(shengji.main, flags, tmp_path)
     a, b = read_metrics(straight), read_metrics(split)
@@ -540,9 +538,10 @@ def test_counterfactual_runs_resume_exactly(tmp_path):
 @pytest.mark.slow
 def test_unit_leads_runs_resume_exactly_and_play_the_plain_env(tmp_path):
     """Whole-unit leads with the rule player's moves as a fading prior and its follows as
-    advice (with a bonus, imitated, Boltzmann exploration): 2 iterations + --resume give the run of 3; the prior's leads are
-    named as whole units; the trained player plays the plain env (its leads card by card)
-    legally to the end of two hands, and so does the run with a setting in its player word."""
+    advice (with a bonus, imitated, Boltzmann exploration): 2 iterations + --resume give the
+    run of 3; the prior's leads are named as whole units; the trained player plays the plain env
+    (its leads card by card) legally to the end of two hands, and so does the run with a setting
+    in its player word."""
     small = {**TINY, "num_envs": 2, "consequences": "true", "counterfactual": 1.0,
              "leads": "units", "init_from": "rule", "prior_iterations": 4, "prior_share": 1.0,
              "advice": "true", "advice_bonus": 0.5, "imitation": 1.0, "temperature": 0.05}
@@ -804,7 +803,8 @@ def test_imitation_reaches_the_rule_players_follows_on_a_fixed_batch(final_state
     assert shown.sum() == stats["demonstrations"] > 100
     assert np.all(im.role[shown] == 3) and np.all(im.weight[shown] > 0)
     flagged = im.im_action >= im_train.game.action_features.shape[0] // 2  # the advice copy
-    assert np.all(flagged[..., 0][shown]) and not np.any(flagged[..., 1:][im.im_weight[..., 1:] > 0])
+    assert np.all(flagged[..., 0][shown])
+    assert not np.any(flagged[..., 1:][im.im_weight[..., 1:] > 0])
     rows = shown.reshape(-1)
     flat = lambda x: jnp.asarray(x.reshape((-1,) + x.shape[2:])[rows])  # noqa: E731
     batch = dmc.Batch(flat(im.obs), flat(im.action), flat(im.target),

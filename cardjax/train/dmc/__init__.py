@@ -23,6 +23,6 @@ from cardjax.train.dmc.train import Train, cached_train, make_train
 __all__ = [
     "Adapter", "Batch", "Config", "Decisions", "Game", "QNet", "Train", "TrainState", "available",
     "cached_train", "compact", "compact_words", "feature_rows", "get_adapter", "greedy_actions",
-    "legal_sets", "make_game", "make_learner", "make_net", "make_optimizer", "make_train", "observe", "pool_sizes",
-    "q_values", "returns", "role_params", "score_by_role", "score_slots", "state_shardings",
+    "legal_sets", "make_game", "make_learner", "make_net", "make_optimizer", "make_train",
+    "observe", "pool_sizes", "q_values", "returns", "role_params", "score_by_role", "score_slots", "state_shardings",
 ]
