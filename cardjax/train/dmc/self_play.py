@@ -74,17 +74,17 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, prior=None):
             rolled, estimated = jax.vmap(game.rollout)(states)
             use = estimated & ~jnp.any(exact, axis=1, keepdims=True)
             reward, known = jnp.where(use, rolled, reward), exact | use
-        r = jnp.take_along_axis(reward, idx, axis=1)
-        known = jnp.take_along_axis(known, idx, axis=1) & valid
-        taken = jnp.take_along_axis(known, slot[:, None], axis=1)[:, 0] & alive
+        def at(x, i):  # per game, x [B, N] at the slots i [B, n]
+            return jnp.take_along_axis(x, i, axis=1)
+
+        r = at(reward, idx)
+        known = at(known, idx) & valid
+        taken = at(known, slot[:, None])[:, 0] & alive
         others = known & (jnp.arange(idx.shape[1]) != slot[:, None]) & taken[:, None]
         pick, ok, _ = jax.vmap(compact, in_axes=(0, None))(others, ALTERNATIVES)
-        r_taken = jnp.take_along_axis(r, slot[:, None], axis=1)
-        taken_exact = jnp.take_along_axis(jnp.take_along_axis(exact, idx, axis=1),
-                                          slot[:, None], axis=1)[:, 0]
-        return dict(alt_action=jnp.take_along_axis(f_idx, pick, axis=1),
-                    alt_delta=(jnp.take_along_axis(r, pick, axis=1) - r_taken) * cfg.reward_scale,
-                    alt_valid=ok, alt_exact=taken_exact)
+        return dict(alt_action=at(f_idx, pick),
+                    alt_delta=(at(r, pick) - at(r, slot[:, None])) * cfg.reward_scale,
+                    alt_valid=ok, alt_exact=at(exact, at(idx, slot[:, None]))[:, 0])
 
     def demonstration(key, advice, valid, f_idx, alive, count):
         """The imitation loss's candidates: the advised move's row first, then up to

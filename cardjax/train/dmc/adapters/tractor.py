@@ -262,6 +262,13 @@ def pad_actions(x, n: int):
     return jnp.concatenate([x, jnp.zeros(n - x.shape[0], x.dtype)])
 
 
+def last_trick(state):
+    """bool: a follow of the hand's last trick (its kitty bonus depends on more than the trick):
+    the cards left in hand are those the seats still to play it will play (a partial play
+    stays in its hand until complete)."""
+    return jnp.sum(state.hand_sizes) == state.lead_n * (4 - state.num_in_trick)
+
+
 def trick_ending_rewards(state, point_reward: float):
     """``(reward float32[66], exact bool[66])``: for the last seat of a trick (not the hand's
     last trick, whose kitty bonus depends on more), the points of the trick each card that
@@ -272,8 +279,7 @@ def trick_ending_rewards(state, point_reward: float):
     mine = (holder - seat) % 2 == 0
     points = (tractor.table_points(state) + jnp.asarray(tm.POINTS)[:tractor.NUM_TYPES]).astype(
         jnp.float32)
-    last_trick = jnp.sum(state.hand_sizes) == state.lead_n  # only this follow's cards are left
-    exact = (holder >= 0) & (state.num_in_trick == 3) & ~last_trick
+    exact = (holder >= 0) & (state.num_in_trick == 3) & ~last_trick(state)
     reward = point_reward * jnp.where(mine, points, -points)
     pad = tractor.NUM_ACTIONS - tractor.NUM_TYPES
     return (jnp.concatenate([jnp.where(exact, reward, 0.0), jnp.zeros(pad)]),
@@ -292,10 +298,9 @@ def rollout_rewards(env, state, point_reward: float, player=None):
     hidden from the seat: a training target, never a reason to choose."""
     player = player or tractor_rule.make(env)
     holder = tractor.completing_holders(state)
-    last_trick = jnp.sum(state.hand_sizes) == state.lead_n * (4 - state.num_in_trick)
     cards = (holder >= 0) & state.legal_action_mask[:tractor.NUM_TYPES]
     applies = ((state.num_in_trick == 1) | (state.num_in_trick == 2)) & jnp.any(cards) \
-        & ~last_trick & ~state.terminated
+        & ~last_trick(state) & ~state.terminated
     idx, ok, _ = compact(cards, ROLLOUT_CARDS)
 
     def play_out(state, idx):
