@@ -138,7 +138,8 @@ def main(argv=None) -> dict:
 
     eval_every = ev["eval_every"] if ev["eval_every"] > 0 else args.iterations
     state = runner.run(out=args.out, state=state, step=train.step, config=cfg.to_dict(),
-                       iterations=args.iterations, units_per_iteration=cfg.positions,
+                       iterations=args.iterations,
+                       minutes=args.minutes, units_per_iteration=cfg.positions,
                        evaluate=evaluate, eval_every=eval_every, eval_info=info,
                        eval_name="WPG vs two Mr Greeds", checkpoint_every=args.checkpoint_every,
                        progress=not args.no_progress, is_main=is_main, checkpoints=ckpt,

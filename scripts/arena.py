@@ -101,9 +101,10 @@ def check_spec(parser, flag: str, spec: str, names, game: str) -> None:
         name, _ = agents.parse_spec(spec)
     except ValueError as e:
         parser.error(f"{flag}: {e}")
-    if name not in names and not os.path.isdir(spec):
+    if name not in names and not os.path.isdir(name):
         parser.error(f"{flag}: unknown agent {name!r} for {game}; "
-                     f"choose from {', '.join(names)} or give a run directory")
+                     f"choose from {', '.join(names)} or give a run directory (or an exported "
+                     "player's)")
 
 
 def round_robin_args(parser, args, names) -> argparse.Namespace:

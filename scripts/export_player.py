@@ -32,7 +32,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--device", required=True, help='what it trained on, e.g. "2-core CPU"')
     p.add_argument("--bids", default=None, metavar="strength=C",
                    help="Dou Dizhu bid module at a table with an auction")
-    p.add_argument("--directory", default=pretrained.DIRECTORY, help=argparse.SUPPRESS)
+    p.add_argument("--directory", default=pretrained.DIRECTORY,
+                   help="where to write it (default: the package's players); a player exported "
+                   "elsewhere is loaded by naming that directory, e.g. scripts/arena.py --a DIR")
     args = p.parse_args(argv)
     if not os.path.isdir(args.run):
         p.error(f"--run: no directory {args.run!r}")

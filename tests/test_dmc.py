@@ -515,3 +515,17 @@ def test_an_exported_run_is_a_pretrained_player(runs, tmp_path):
         export(["--run", runs[0], "--name", "tractor-pretrained", "--command", "x", "--device",
                 "cpu", "--directory", str(tmp_path)])
     assert not os.path.exists(os.path.join(tmp_path, "tractor-pretrained.json"))
+    # the directory it was exported to names the player, as a run directory does
+    import shutil
+
+    from cardjax import agents
+
+    named = agents.load(env, str(tmp_path))
+    np.testing.assert_array_equal(act(named), act(run))
+    assert agents.load(env, f"{tmp_path}:k=66").name == "doudizhu-pretrained"
+    shutil.copy(os.path.join(tmp_path, "doudizhu-pretrained.json"),
+                os.path.join(tmp_path, "other.json"))
+    shutil.copy(os.path.join(tmp_path, "doudizhu-pretrained.msgpack"),
+                os.path.join(tmp_path, "other.msgpack"))
+    with pytest.raises(ValueError, match="several exported players"):
+        agents.load(env, str(tmp_path))

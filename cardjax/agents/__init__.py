@@ -38,7 +38,8 @@ def load(env, spec: str, **options) -> Agent:
     """The player a command-line word names: a baseline, with its settings after a colon
     (``"ismcts:iterations=300"``), or a trained player from a training run directory (a path,
     with its loader's settings after a colon where it has any: ``"runs/x:advice_bonus=0.3"``;
-    ``options`` go to its loader too)."""
+    ``options`` go to its loader too), or a directory a player was exported to
+    (``scripts/export_player.py --directory``)."""
     import os
 
     name, _, _ = spec.partition(":")
@@ -50,8 +51,11 @@ def load(env, spec: str, **options) -> Agent:
         if not os.path.isdir(spec):
             raise ValueError(f"{spec!r} is neither a baseline of {env.name} "
                              f"({', '.join(baselines(env.name))}) nor a run directory")
-        from cardjax.agents import deeprocket, dmc, doudizhu_bidder, scrofazero
+        from cardjax.agents import deeprocket, dmc, doudizhu_bidder, pretrained, scrofazero
 
+        exported = pretrained.exported_name(spec)
+        if exported is not None:  # written by scripts/export_player.py --directory
+            return pretrained.load(env, exported, directory=spec, **options)
         if dmc.is_run(spec):  # a run of cardjax.train.dmc (its config says so)
             player = dmc.load(env, spec, **options)
             if dmc.saved_config(spec).get("bidding", False):

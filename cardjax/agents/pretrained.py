@@ -76,6 +76,20 @@ def export(run: str, name: str, command: str, device: str, bids: dict | None = N
     return meta
 
 
+def exported_name(directory: str) -> str | None:
+    """The name of the one player exported to ``directory`` (``scripts/export_player.py
+    --directory``: ``NAME.json`` beside ``NAME.msgpack``), or None where it holds no such pair
+    (a training run directory, say); several players there are refused by name."""
+    if not os.path.isdir(directory):
+        return None
+    names = sorted(f[:-5] for f in os.listdir(directory)
+                   if f.endswith(".json") and os.path.isfile(paths(f[:-5], directory)[1]))
+    if len(names) > 1:
+        raise ValueError(f"{directory} holds several exported players ({', '.join(names)}); "
+                         "name one: a directory holding one of them")
+    return names[0] if names else None
+
+
 def load(env, name: str, directory: str = DIRECTORY, **options) -> Agent:
     """The pretrained player ``name`` for ``env`` (``options``: the trainer's play options, e.g.
     ScrofaZero's ``worlds``)."""
@@ -89,10 +103,11 @@ def load(env, name: str, directory: str = DIRECTORY, **options) -> Agent:
         from cardjax.agents import dmc
         from cardjax.train.dmc.config import Config
 
-        unknown = sorted(set(options) - {"k", "advice_bonus"})
+        unknown = sorted(set(options) - {"k", "advice_bonus"} - dmc.ARENA_OPTIONS)
         if unknown:
             raise ValueError(f"{name!r} has no setting {', '.join(map(repr, unknown))}; a DMC "
                              "player's: k, advice_bonus")
+        options = {k: v for k, v in options.items() if k not in dmc.ARENA_OPTIONS}
         player = dmc.agent_from_params(env, params, Config.from_dict(meta["config"]), name=name,
                                        **options)
     elif meta["trainer"] == "scrofazero":

@@ -203,7 +203,8 @@ def train(args, *, resolve: Callable, cached_trainer: Callable, data: Callable,
 
     eval_every = ev["eval_every"] if ev["eval_every"] > 0 else args.iterations
     state = runner.run(out=args.out, state=state, step=step, config=cfg.to_dict(),
-                       iterations=args.iterations, units_per_iteration=units,
+                       iterations=args.iterations,
+                       minutes=args.minutes, units_per_iteration=units,
                        rate_name=f"{units}_per_s", evaluate=evaluate, eval_every=eval_every,
                        eval_info=info, checkpoint_every=args.checkpoint_every,
                        progress=not args.no_progress, checkpoints=ckpt,

@@ -129,15 +129,19 @@ class DictConfig:
 
 
 def add_run_flags(parser, out: str, iterations: int, checkpoint_every: int = 1):
-    """The "run" flag group every training command shares: ``--out --iterations --resume --seed
-    --checkpoint_every --multihost --no-progress`` (a command whose iterations take milliseconds
-    checkpoints less often: saving costs more than the step)."""
-    from cardjax.cli import positive_int
+    """The "run" flag group every training command shares: ``--out --iterations --minutes --resume
+    --seed --checkpoint_every --multihost --no-progress`` (a command whose iterations take
+    milliseconds checkpoints less often: saving costs more than the step)."""
+    from cardjax.cli import positive_float, positive_int
 
     run = parser.add_argument_group("run")
     run.add_argument("--out", default=out, help="run directory")
     run.add_argument("--iterations", type=positive_int, default=iterations,
                      help="train until this many iterations are done (counting resumed ones)")
+    run.add_argument("--minutes", type=positive_float, default=None,
+                     help="or until this many minutes of training steps are done, counting "
+                     "resumed ones (compiling and evaluating not counted); that iteration is "
+                     "saved and evaluated as the last")
     run.add_argument("--resume", action="store_true",
                      help="continue the newest checkpoint in --out (its training flags win; "
                      "its evaluation settings unless typed)")
@@ -359,7 +363,8 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
         evaluate: Callable | None = None, eval_every: int = 0, eval_info: dict | None = None,
         checkpoint_every: int = 1, progress: bool = True, is_main: bool = True,
         title: str = "", checkpoints: Checkpoints | None = None,
-        eval_name: str = "WPG", stop: Callable | None = None) -> Any:
+        eval_name: str = "WPG", stop: Callable | None = None,
+        minutes: float | None = None) -> Any:
     """Run ``step`` until ``state.iteration == iterations``; returns the final state.
 
     ``state`` is a fresh or restored train state with an int ``iteration`` field; ``step(state)
@@ -371,8 +376,10 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
     with ``compile_only=True``), that runs in a background thread while the first iterations
     train, so the first evaluation does not wait for the compiler.  ``stop(evaluations) ->
     bool``, asked after each evaluation, ends the run there (early stopping; the iteration is
-    checkpointed).  Only the main process (``is_main``) writes logs and plots; every process
-    takes part in checkpoints.
+    checkpointed).  ``minutes`` ends the run at the first iteration after which the training steps
+    (resumed ones included) have taken that long; it is saved and evaluated as the last one (every
+    process stops there: process 0's clock decides).  Only the main process (``is_main``) writes
+    logs and plots; every process takes part in checkpoints.
     """
     files = RunFiles(out)
     os.makedirs(out, exist_ok=True)
@@ -382,8 +389,17 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
     evals = [e for e in files.read_evals() if e["iteration"] <= start] if is_main else []
     elapsed = records[-1]["elapsed_s"] if records else 0.0
 
+    def out_of_time():
+        late = minutes is not None and elapsed >= 60.0 * minutes
+        if minutes is not None and jax.process_count() > 1:
+            from jax.experimental import multihost_utils
+            late = bool(multihost_utils.broadcast_one_to_all(np.int32(late)))
+        return late
+
+    last_i = iterations  # lowered to the iteration where --minutes runs out
+
     def due(i):
-        return evaluate is not None and eval_every > 0 and (i % eval_every == 0 or i == iterations)
+        return evaluate is not None and eval_every > 0 and (i % eval_every == 0 or i == last_i)
 
     prepared = {}
 
@@ -410,6 +426,11 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
 
     if start > 0 and due(start) and not any(e["iteration"] == start for e in evals):
         run_eval(start)  # the run stopped between its checkpoint and this evaluation
+
+    if start < iterations and out_of_time():
+        if is_main and progress:
+            print(f"nothing to train: the run's {minutes:g} minutes are done", file=sys.stderr)
+        iterations = last_i = start
 
     if start < iterations and hasattr(step, "lower"):
         # compile before the clock starts, so the first iteration's speed is a real one
@@ -441,7 +462,9 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
         if is_main:
             mlog.append_jsonl(files.metrics, record)
             records.append(record)
-        if i % checkpoint_every == 0 or i == iterations:
+        if out_of_time():
+            last_i = i
+        if i % checkpoint_every == 0 or i == last_i:
             ckpt.save(i, state, config)
         post = {"loss": f"{m['loss']:.3f}", rate_name.split("_per_")[0] + "/s": f"{rate:,.0f}"}
         if due(i):
@@ -456,14 +479,19 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
         bar.set_postfix(post)
         bar.update(1)
         stopping = due(i) and stop is not None and stop(evals)
-        if stopping and not (i % checkpoint_every == 0 or i == iterations):
+        if stopping and not (i % checkpoint_every == 0 or i == last_i):
             ckpt.save(i, state, config)
-        if is_main and (due(i) or i == iterations):
+        if is_main and (due(i) or i == last_i):
             mlog.plot_curves(records, evals, files.curves, title, rate_name=rate_name,
                              eval_name=eval_name)
         if stopping:
             if is_main and progress:
                 print(f"stopped at iteration {i}: no better evaluation in a while",
+                      file=sys.stderr)
+            break
+        if i == last_i < iterations:
+            if is_main and progress:
+                print(f"stopped at iteration {i}: {minutes:g} minutes of training done",
                       file=sys.stderr)
             break
     bar.close()

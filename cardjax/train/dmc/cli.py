@@ -188,7 +188,8 @@ def main(args, defaults: dict, make_evaluate: Callable, *, label: str, eval_name
 
     eval_every = ev["eval_every"] if ev["eval_every"] > 0 else args.iterations
     state = runner.run(out=args.out, state=state, step=train.step, config=cfg.to_dict(),
-                       iterations=args.iterations, units_per_iteration="frames",
+                       iterations=args.iterations,
+                       minutes=args.minutes, units_per_iteration="frames",
                        rate_name="frames_per_s", eval_name=eval_name, evaluate=evaluate,
                        eval_every=eval_every, eval_info=info,
                        checkpoint_every=args.checkpoint_every, progress=not args.no_progress,
