@@ -4,7 +4,7 @@
 # random and the rule player (256 duplicate deals, seed 7, as scripts/arena.py --seed 7) every
 # EVAL_EVERY iterations and at the end, then exported as players.
 #
-#   OUT=gpu_results MINUTES=5 bash benchmarks/tractor_gpu_session.sh
+#   OUT=gpu_results MINUTES=5 TRAIN_LIMIT=500 bash benchmarks/tractor_gpu_session.sh
 #   # CPU check of the script itself: SMALL=1 MINUTES=0.3 OUT=/tmp/g bash benchmarks/...
 #
 # A: the advised run (the rule player's follows as advice, bonus 0.5);
@@ -47,7 +47,7 @@ B="--rollouts true --imitation 1.0 --temperature 0.05"
 cat "$RES/summary.txt"
 
 # each trainer is stopped (SIGINT) well before the lease ends, keeping its newest checkpoint
-LIMIT=$(python3 -c "print(int($MINUTES * 60 * 1.5 + 150))")
+LIMIT=${TRAIN_LIMIT:-$(python3 -c "print(int($MINUTES * 60 * 1.5 + 150))")}
 for run in A B; do
     flags=${!run}
     echo "== $run: experiments/shengji.py $(echo $COMMON) $flags" | tee -a "$RES/summary.txt"
@@ -62,9 +62,10 @@ for run in A B; do
         --command "benchmarks/tractor_gpu_session.sh, run $run" --device "$(nvidia-smi \
         --query-gpu=name --format=csv,noheader 2>/dev/null || echo cpu)" \
         --directory "$RES/players/$run" >/dev/null 2>>"$RES/$run.log" \
-        || echo "$run: export failed" >>"$RES/summary.txt"
-    rm -rf "$RUNS/$run/checkpoints"
+        || echo "$run: export failed" >>"$RES/summary.txt" &
 done
+wait
+rm -rf "$RUNS"/*/checkpoints
 $PY - "$RUNS" >>"$RES/summary.txt" 2>&1 <<'EOF'
 import json, os, sys
 for run in ("A", "B"):
