@@ -516,32 +516,14 @@ def test_resume_equals_uninterrupted_run(runs):
 
 
 @pytest.mark.slow
-def test_counterfactual_runs_resume_exactly(tmp_path):
-    """With the consequences and counterfactual targets (and a replay buffer holding the
-    alternatives), 2 iterations + --resume give the run of 3, which trains alternatives; the
-    player of such a run plays the consequence features it was trained with."""
-    small = {**TINY, "num_envs": 2, "consequences": "true", "counterfactual": 1.0}
-    flags = [x for k, v in small.items() for x in (f"--{k}", str(v))] + TINY_FLAGS[-3:]
-    straight, split = straight_and_resumed(shengji.main, flags, tmp_path)
-    a, b = read_metrics(straight), read_metrics(split)
-    assert [r["iteration"] for r in a] == [r["iteration"] for r in b] == [1, 2, 3]
-    for ra, rb in zip(a, b):
-        assert {k: v for k, v in ra.items() if k not in TIMING} == \
-            {k: v for k, v in rb.items() if k not in TIMING}
-    assert all(r["alternatives"] > 0 for r in a)
-    env = cardjax.make("tractor")
-    player = dmc_agent.load(env, straight)
-    s = env.init(jax.random.PRNGKey(2))
-    assert bool(s.legal_action_mask[int(player.act(player.params, jax.random.PRNGKey(0), s))])
-
-
-@pytest.mark.slow
 def test_unit_leads_runs_resume_exactly_and_play_the_plain_env(tmp_path):
     """Whole-unit leads with the rule player's moves as a fading prior and its follows as
-    advice (with a bonus, imitated, Boltzmann exploration): 2 iterations + --resume give the
-    run of 3; the prior's leads are named as whole units; the trained player plays the plain env
-    (its leads card by card) legally to the end of two hands, and so does the run with a setting
-    in its player word."""
+    advice (with a bonus, imitated, Boltzmann exploration), the consequence features and the
+    counterfactual targets (their alternatives in the replay buffer): 2 iterations + --resume
+    give the run of 3, which trains alternatives; the prior's leads are named as whole units; the
+    trained player plays the plain env (its leads card by card, its follows with the consequence
+    features it was trained with) legally to the end of two hands, and so does the run with a
+    setting in its player word."""
     small = {**TINY, "num_envs": 2, "consequences": "true", "counterfactual": 1.0,
              "leads": "units", "init_from": "rule", "prior_iterations": 4, "prior_share": 1.0,
              "advice": "true", "advice_bonus": 0.5, "imitation": 1.0, "temperature": 0.05}
@@ -551,6 +533,7 @@ def test_unit_leads_runs_resume_exactly_and_play_the_plain_env(tmp_path):
     for ra, rb in zip(a, b):
         assert {k: v for k, v in ra.items() if k not in TIMING} == \
             {k: v for k, v in rb.items() if k not in TIMING}
+    assert all(r["alternatives"] > 0 for r in a)
     assert a[0]["prior_rate"] > 0.99  # every lead the rule player made was named as a unit
     assert all(r["demonstrations"] > 50 for r in a)  # the follows with a choice
     assert all(r["decisions_play"] < 100 * 2 for r in a)  # fewer decisions than cards
