@@ -557,12 +557,19 @@ def _winners_by_card(trick, seat, leader, tractors, pairs, level, trump):
     """int32[54]: the trick's holder were ``seat``'s play ``trick[seat]`` completed with one
     more card of each type (the other plays as they are, later seats' empty)."""
     eff, order, slot = tm.context(level, trump)
+    seats = (leader + jnp.arange(NUM_PLAYERS)) % NUM_PLAYERS
+    ordered = tm.pad(trick)[seats]  # in playing order, the lead first
+    pos = (seat - leader) % NUM_PLAYERS
+    facts = tm.play_facts(ordered, tractors, pairs, eff, order, slot)
+    # the seat's play completed with each type, judged once each (the other plays once in all)
+    variants = ordered[pos][None, :] + jnp.eye(NUM_TYPES, tm.PAD, dtype=jnp.int32)
+    at = jnp.arange(NUM_PLAYERS) == pos
 
-    def one(c):
-        plays = trick.astype(jnp.int32).at[seat, c].add(1)
-        return tm.trick_winner(tm.pad(plays), leader, tractors, pairs, eff, order, slot)
+    def one(suit, fits, key):
+        mine = (suit, fits, key)
+        return seats[tm.best_of_facts(*(jnp.where(at, m, f) for m, f in zip(mine, facts)))]
 
-    return jax.vmap(one)(jnp.arange(NUM_TYPES))
+    return jax.vmap(one)(*tm.play_facts(variants, tractors, pairs, eff, order, slot))
 
 
 def _no_winners(trick, seat, leader, tractors, pairs, level, trump):

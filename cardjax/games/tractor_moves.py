@@ -498,27 +498,33 @@ def _one_chain(plays, suits, tractors, slot, one_chain):
     return one_chain
 
 
-def trick_winner(plays, leader, tractors, lead_pairs, eff, order, slot):
-    """Index (seat) of the winner of a trick ``plays`` (int[4, 55], rows by seat), led by
-    ``leader`` (its tractor lengths ``tractors``, its pairs ``lead_pairs``); the rules' pseudo-code: a follower wins with a play of the led suit or of trump
-    that has the lead's structure and beats the best so far (trump over plain; within a suit a
-    higher key; ties keep the earlier player)."""
-    seats = (leader + jnp.arange(4)) % 4
-    ordered = plays[seats]  # in playing order, the lead first
-    xsuit, one = jax.vmap(lambda x: suit_of_play(x, eff))(ordered)
-    lsuit = xsuit[0]
-    runs = jax.vmap(lambda x, xs: pair_runs(slot[xs], x == 2))(ordered, xsuit)  # [4, 4, 16]
+def play_facts(plays, tractors, lead_pairs, eff, order, slot):
+    """``(suit int[k], fits bool[k], key int[k])`` of plays ``plays`` (int[k, 55]) in a trick led
+    with the tractor lengths ``tractors`` and ``lead_pairs`` pairs: each play's effective suit,
+    whether it is of one suit with the lead's structure (its pairs and tractors), and its key
+    within its suit.  Each row is judged on its own, so a trick's rows and any variants of one
+    of them are judged alike (:func:`trick_winner`, :func:`best_of_facts`)."""
+    n = plays.shape[0]
+    xsuit, one = jax.vmap(lambda x: suit_of_play(x, eff))(plays)
+    runs = jax.vmap(lambda x, xs: pair_runs(slot[xs], x == 2))(plays, xsuit)  # [k, 4, 16]
     keys = jax.vmap(lambda x, r: _key_from_runs(x, r, tractors[0], lead_pairs, order))(
-        ordered, runs)
-    # the lead's own structure is never judged: only the followers' plays are matched.  Against
-    # one tractor (or none) the structure test is a run of its length; several are packed
+        plays, runs)
+    # against one tractor (or none) the structure test is a run of its length; several are packed
     k1 = tractors[0]
-    one_chain = (k1 == 0) | (jnp.max(runs[1:].reshape(3, -1), axis=1) >= k1)
-    chains = gated(tractors[1] >= 2, _chains_fit_each, _one_chain, ordered[1:], xsuit[1:],
-                   tractors, jnp.asarray(slot), one_chain)
-    m = (jnp.sum(ordered[1:] == 2, axis=1) >= lead_pairs) & chains
-    valid = one & ((xsuit == lsuit) | (xsuit == TRUMP)) & jnp.concatenate([jnp.ones(1, bool), m])
+    one_chain = (k1 == 0) | (jnp.max(runs.reshape(n, -1), axis=1) >= k1)
+    chains = gated(tractors[1] >= 2, _chains_fit_each, _one_chain, plays, xsuit, tractors,
+                   jnp.asarray(slot), one_chain)
+    fits = one & (jnp.sum(plays == 2, axis=1) >= lead_pairs) & chains
+    return xsuit, fits, keys
 
+
+def best_of_facts(xsuit, fits, keys):
+    """Index, in playing order, of the play that holds a trick whose plays' facts
+    (:func:`play_facts`, the lead first) are given: a follower takes it with a fitting play of the
+    led suit or of trump that beats the best so far (trump over plain; within a suit a higher
+    key; ties keep the earlier player).  The lead's own structure is never judged."""
+    lsuit = xsuit[0]
+    valid = fits & ((xsuit == lsuit) | (xsuit == TRUMP))
     bsuit, bkey, win = lsuit, keys[0], jnp.int32(0)
     for i in range(1, 4):
         xs, key = xsuit[i], keys[i]
@@ -526,7 +532,16 @@ def trick_winner(plays, leader, tractors, lead_pairs, eff, order, slot):
         take = valid[i] & beats
         bsuit, bkey, win = (jnp.where(take, xs, bsuit), jnp.where(take, key, bkey),
                             jnp.where(take, i, win))
-    return seats[win]
+    return win
+
+
+def trick_winner(plays, leader, tractors, lead_pairs, eff, order, slot):
+    """Index (seat) of the winner of a trick ``plays`` (int[4, 55], rows by seat), led by
+    ``leader`` (its tractor lengths ``tractors``, its pairs ``lead_pairs``); the rules'
+    pseudo-code, :func:`best_of_facts` of the plays in playing order."""
+    seats = (leader + jnp.arange(4)) % 4
+    ordered = plays[seats]  # in playing order, the lead first
+    return seats[best_of_facts(*play_facts(ordered, tractors, lead_pairs, eff, order, slot))]
 
 
 # ---------------------------------------------------------------------------- the env's gated calls
