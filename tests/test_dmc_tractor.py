@@ -40,11 +40,11 @@ G = 0.95
 
 
 def tractor_game(env, point_reward=0.0, oracle=False, dynamic=False, trick_facts=False,
-                 consequences=False, leads="cards"):
+                 consequences=False, leads="cards", throws=False):
     """The adapter's game for ``env`` with these options (the others off)."""
     cfg = dmc.Config.for_game("tractor", point_reward=point_reward, oracle_iterations=int(oracle),
                               encoding="dynamic" if dynamic else "static", trick_facts=trick_facts,
-                              consequences=consequences, leads=leads)
+                              consequences=consequences, leads=leads, throws=throws)
     return adapter.make_game(cfg, env)
 
 
@@ -362,6 +362,53 @@ def test_unit_leads_rows_say_the_unit_and_whether_no_unseen_card_beats_it():
         tm.DYN[0, 1, card("4♠")]]  # the top card at its dynamic place
 
 
+def test_throw_rows_say_the_throw_its_suit_and_whether_it_may_fail():
+    """With throws (level 2, hearts trump, seat 0 to lead A♠A♠ K♠ Q♠ 3♠ K♦K♦A♦A♦ 6♣ 7♣): the boss
+    spades' row is the spades column with the boss-throw flag and the lead consequence 1 ("I
+    hold the trick"); the whole spades' and clubs' rows carry the whole-suit flag and no
+    consequence (unseen cards could make them fail); the units' rows are as without throws,
+    widened by the two flags.  In dynamic features a throw's row is its suit's place in the
+    hand's order of the plain suits."""
+    from cardjax.games import tractor_leads as TL
+
+    env = cardjax.make("tractor")
+    s = env.trick_state(["A♠ A♠ K♠ Q♠ 3♠ K♦ K♦ A♦ A♦ 6♣ 7♣", "6♠ 8♦", "J♠ 9♦", "K♠ 4♣"], 2,
+                        "H")
+    game = tractor_game(env, consequences=True, leads="units", throws=True)
+    plain = tractor_game(env, consequences=True, leads="units")
+    assert game.num_actions == TL.NUM_ACTIONS_THROWS
+    rows_per = adapter.UNIT_ROWS + TL.NUM_THROWS
+    base = adapter.action_table()
+    table, rows = np.asarray(game.action_features), np.asarray(game.action_rows(s))
+    assert table.shape == (4 * rows_per, base.shape[1] + 4 + 2 + 3)
+    mask = np.asarray(game.env.legal_mask(s))
+    spades, clubs = 0, 3
+    assert np.flatnonzero(mask[TL.THROW0:]).tolist() == [spades, 5 + spades, 5 + clubs]
+    n = tractor.NUM_ACTIONS
+
+    def throw_row(place, kind, code):
+        x = np.zeros(table.shape[1], table.dtype)
+        x[n + place] = x[base.shape[1] + 4 + kind] = 1
+        if code:
+            x[base.shape[1] + 6 + code - 1] = 1
+        return x
+
+    np.testing.assert_array_equal(table[rows[TL.THROW0 + spades]], throw_row(spades, 0, 1))
+    np.testing.assert_array_equal(table[rows[TL.THROW0 + 5 + spades]], throw_row(spades, 1, 0))
+    np.testing.assert_array_equal(table[rows[TL.THROW0 + 5 + clubs]], throw_row(clubs, 1, 0))
+    p_table, p_rows = np.asarray(plain.action_features), np.asarray(plain.action_rows(s))
+    for a in np.flatnonzero(mask[:TL.NUM_ACTIONS]):  # the units: the same rows, two flags wider
+        x, y = table[rows[a]], p_table[p_rows[a]]
+        np.testing.assert_array_equal(x[:base.shape[1] + 4], y[:base.shape[1] + 4])
+        np.testing.assert_array_equal(x[base.shape[1] + 6:], y[base.shape[1] + 4:])
+        assert not x[base.shape[1] + 4:base.shape[1] + 6].any()
+    dyn = tractor_game(env, consequences=True, leads="units", throws=True, dynamic=True)
+    d_rows, d_table = np.asarray(dyn.action_rows(s)), np.asarray(dyn.action_features)
+    place = int(np.argsort(tm.SUIT_ORDER[1])[clubs])  # hearts trump: the plain suits' order
+    assert d_rows[TL.THROW0 + 5 + clubs] == adapter.UNIT_ROWS + 5 + place + rows_per * (5 * 0 + 1)
+    assert d_table[d_rows[TL.THROW0 + 5 + clubs], n + place]
+
+
 def test_trick_ending_rewards_are_the_swings_of_stepping_each_card():
     """The last seat's counterfactual step rewards equal the point swing of playing each card
     (hand-built: 5♥ led, the partner's K♥ and 3♥ on the table, 15 points); other seats, and the
@@ -517,15 +564,16 @@ def test_resume_equals_uninterrupted_run(runs):
 
 @pytest.mark.slow
 def test_unit_leads_runs_resume_exactly_and_play_the_plain_env(tmp_path):
-    """Whole-unit leads with the rule player's moves as a fading prior and its follows as
-    advice (with a bonus, imitated, Boltzmann exploration), the consequence features and the
-    counterfactual targets (their alternatives in the replay buffer): 2 iterations + --resume
-    give the run of 3, which trains alternatives; the prior's leads are named as whole units; the
-    trained player plays the plain env (its leads card by card, its follows with the consequence
-    features it was trained with) legally to the end of two hands, and so does the run with a
-    setting in its player word."""
+    """Whole-unit leads and throws, with the rule player's moves as a fading prior and its
+    follows as advice (with a bonus, imitated, Boltzmann exploration), the consequence features
+    and the counterfactual targets (their alternatives in the replay buffer): 2 iterations +
+    --resume give the run of 3, which trains alternatives; the prior's leads are named as whole
+    units; the trained player plays the plain env (its leads and throws card by card, its
+    follows with the consequence features it was trained with) legally to the end of two hands,
+    and so does the run with a setting in its player word."""
     small = {**TINY, "num_envs": 2, "consequences": "true", "counterfactual": 1.0,
-             "leads": "units", "init_from": "rule", "prior_iterations": 4, "prior_share": 1.0,
+             "leads": "units", "throws": "true", "init_from": "rule", "prior_iterations": 4,
+             "prior_share": 1.0,
              "advice": "true", "advice_bonus": 0.5, "imitation": 1.0, "temperature": 0.05}
     flags = [x for k, v in small.items() for x in (f"--{k}", str(v))] + TINY_FLAGS[-3:]
     straight, split = straight_and_resumed(shengji.main, flags, tmp_path)

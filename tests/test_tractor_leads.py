@@ -190,3 +190,106 @@ def test_unit_actions_only_at_a_trick_start():
     np.testing.assert_array_equal(np.asarray(bad.rewards), np.asarray(step(s1, 999).rewards))
     with pytest.raises(ValueError, match="tractor"):
         TL.UnitLeads(cardjax.make("gongzhu"))
+
+
+# ------------------------------------------------------------------------------------ throws
+THROWS = TL.UnitLeads(ENV, throws=True)
+throws_mask = jax.jit(THROWS.legal_mask)
+throws_step = jax.jit(THROWS.step)
+throw_safe = jax.jit(TL.throw_safe)
+unit_of_throws = jax.jit(functools.partial(TL.unit_of, throws=True))
+THROW_HAND = (["A♠ A♠ K♠ Q♠ 3♠ K♦ K♦ A♦ A♦ 6♣ 7♣", "6♠ 8♦", "J♠ 9♦", "K♠ 4♣"], "2", "H")
+
+
+def test_throws_a_suits_boss_cards_and_its_whole_suit():
+    """Seat 0 (level 2, hearts trump) holds A♠A♠ K♠ Q♠ 3♠, the tractor K♦K♦A♦A♦ and 6♣ 7♣: its
+    boss spades (A♠A♠ and K♠: no unseen spade above them) are a throw that stands; its whole
+    spades may fail (unseen cards beat Q♠ and 3♠) and does (seat 1's 6♠ beats 3♠, which alone is
+    played); its clubs may fail but stand (only 4♣ is out); the diamonds are one unit."""
+    hands, level, trump = THROW_HAND
+    s = ENV.trick_state(hands, level=level, trump=trump)
+    m = np.asarray(throws_mask(s))
+    assert m.shape == (TL.NUM_ACTIONS_THROWS,)
+    np.testing.assert_array_equal(m[:TL.NUM_ACTIONS], np.asarray(view_mask(s)))
+    spades, diamonds, clubs = 0, 2, 3  # effective suits (hearts: 1, trump: 4)
+    offered = np.flatnonzero(m[TL.THROW0:])
+    assert offered.tolist() == [spades, 5 + spades, 5 + clubs]
+    cards = np.asarray(TL.throw_cards(s))
+    types = lambda text: sorted(TC.card_type(c) for c in text.split())  # noqa: E731
+    assert np.repeat(np.arange(54), cards[spades]).tolist() == types("K♠ A♠ A♠")
+    assert np.repeat(np.arange(54), cards[5 + spades]).tolist() == types("3♠ Q♠ K♠ A♠ A♠")
+    assert np.repeat(np.arange(54), cards[5 + diamonds]).tolist() == types("K♦ K♦ A♦ A♦")
+    safe = np.asarray(throw_safe(s))
+    assert safe[spades] and not safe[5 + spades] and not safe[5 + clubs]
+    boss = throws_step(s, TL.THROW0 + spades)
+    np.testing.assert_array_equal(np.asarray(boss.trick[0]), cards[spades])
+    failed = throws_step(s, TL.THROW0 + 5 + spades)
+    assert np.flatnonzero(np.asarray(failed.trick[0])).tolist() == types("3♠")
+    stood = throws_step(s, TL.THROW0 + 5 + clubs)
+    np.testing.assert_array_equal(np.asarray(stood.trick[0]), cards[5 + clubs])
+    for a in TL.THROW0 + offered:  # each throw names itself, and is its cards then done
+        assert int(unit_of_throws(s, jnp.asarray(TL.lead_cards(s, a)))) == a
+        e = s
+        for t in np.repeat(np.arange(tractor.NUM_TYPES), np.asarray(TL.lead_cards(s, a))):
+            e = step(e, int(t))
+        e = step(e, tractor.DONE)
+        for f in FIELDS:
+            np.testing.assert_array_equal(np.asarray(getattr(throws_step(s, a), f)),
+                                          np.asarray(getattr(e, f)), err_msg=f"{a} {f}")
+    assert int(TL.unit_of(s, jnp.asarray(cards[spades]))) == -1  # not a unit without throws
+
+
+@jax.jit
+def _random_throw_hands(key):
+    """8 hands of random view play with throws: at each lead, how many throws were offered,
+    of them boss-card throws and throws marked safe, and how many of those failed."""
+    def one(key):
+        s = THROWS.init(key)
+
+        def body(c):
+            s, k, st = c
+            k, k1 = jax.random.split(k)
+            start = TL.lead_start(s)
+            mask = THROWS.legal_mask(s)[TL.THROW0:] & start
+            safe = TL.throw_safe(s) & mask
+            # each safe throw, stepped from here: does it stand?
+            stood = jax.vmap(lambda a: jnp.all(
+                THROWS.step(s, TL.THROW0 + a).trick[s.current_player]
+                == TL.lead_cards(s, TL.THROW0 + a)))(jnp.arange(TL.NUM_THROWS))
+            st = st + jnp.stack([jnp.sum(mask), jnp.sum(mask[:5]), jnp.sum(safe),
+                                 jnp.sum(safe & ~stood)])
+            return THROWS.step(s, THROWS.random_action(k1, s)), k, st
+
+        return jax.lax.while_loop(lambda c: ~c[0].terminated, body,
+                                  (s, key, jnp.zeros(4, jnp.int32)))[2]
+
+    return jnp.sum(jax.vmap(one)(jax.random.split(key, 8)), axis=0)
+
+
+def test_throws_marked_safe_never_fail_in_random_play():
+    offered, boss, safe, failed = np.asarray(_random_throw_hands(jax.random.PRNGKey(3)))
+    assert offered > 20 and boss > 0 and safe >= boss
+    assert failed == 0
+
+
+def test_a_lifted_player_names_a_throw_it_builds():
+    """A plain-env player that leads the boss spades card by card is lifted to the throw action
+    (and to -1 without throws); the rule player, which leads one unit, is lifted alike."""
+    hands, level, trump = THROW_HAND
+    s = ENV.trick_state(hands, level=level, trump=trump)
+    boss = TL.lead_cards(s, TL.THROW0)
+
+    def thrower(params, key, state):  # the next boss spade not yet on the table, then done
+        rest = boss - state.trick[state.current_player] > 0
+        return jnp.where(jnp.any(rest), jnp.argmax(rest), tractor.DONE).astype(jnp.int32)
+
+    key = jax.random.PRNGKey(0)
+    assert int(jax.jit(THROWS.lift(thrower))(None, key, s)) == TL.THROW0
+    assert int(jax.jit(VIEW.lift(thrower))(None, key, s)) == -1
+    rule = agents.get(ENV, "rule")
+    a = int(jax.jit(THROWS.lift(rule.act))(None, key, s))
+    assert a == int(jax.jit(VIEW.lift(rule.act))(None, key, s)) >= 0
+    with pytest.raises(ValueError, match="whole-unit"):
+        from cardjax.train.dmc.adapters.tractor import Options
+
+        Options(throws=True)

@@ -5,15 +5,21 @@ lead of several units is a throw that may fail.  :class:`UnitLeads` wraps a
 :class:`~cardjax.games.tractor.Tractor` env: same states, same transitions, but at the start of
 a trick the seat to act chooses a whole unit of its hand -- a single, a pair, or a tractor (any
 held run of two or more pairs, a trump run through the level cards included) -- and the unit is
-led at once (:meth:`Tractor.lead`).  Throws are not offered, so no lead fails.  Every other
+led at once (:meth:`Tractor.lead`).  Without ``throws`` no throw is offered, so no lead fails.
+With ``throws=True`` two throws per effective suit are offered too: the seat's *boss cards* of
+the suit (every card of it no unseen card beats as a single, every pair no unseen pair beats:
+such a throw cannot fail) and its *whole suit* (which may fail; :func:`throw_safe` says whether
+no unseen cards could make it fail), each only where it is more than one unit.  Every other
 decision (declarations, burial, chaodi, follows) is the env's own action.
 
-Actions (``num_actions = 663``):
+Actions (``num_actions = 663``, 673 with throws):
   ``0..65``      the env's actions; at a trick's start, card ``t`` leads the single ``t``;
   ``66..119``    lead the pair of type ``a - 66``;
   ``120..662``   lead a tractor: the run of pairs along row ``TRACTOR_ROW[j]`` of the path table
                  (:data:`~cardjax.games.tractor_moves.P_LEN`: start, length, alternative) in the
-                 effective suit ``TRACTOR_SUIT[j]`` (4: trump), ``j = a - 120``.
+                 effective suit ``TRACTOR_SUIT[j]`` (4: trump), ``j = a - 120``;
+  ``663..667``   throw the boss cards of effective suit ``a - 663`` (4: trump);
+  ``668..672``   throw the whole effective suit ``a - 668``.
 
 A player of this view plays the plain env too: :meth:`UnitLeads.decision_state` is the state in
 which a lead being built was chosen, and :meth:`UnitLeads.env_action` the env action that goes on
@@ -30,6 +36,7 @@ import numpy as np
 
 from cardjax import legal_words
 from cardjax.core import random_action
+from cardjax.gate import gated
 from cardjax.games import tractor
 from cardjax.games import tractor_moves as tm
 
@@ -58,7 +65,10 @@ def _tractor_paths():
 
 
 TRACTOR_SUIT, TRACTOR_ROW, _COVERS = _tractor_paths()
-NUM_ACTIONS = TRACTOR0 + len(TRACTOR_ROW)
+NUM_ACTIONS = TRACTOR0 + len(TRACTOR_ROW)  # without throws
+THROW0 = NUM_ACTIONS  # the boss cards of suit a - THROW0, then the whole suit a - THROW0 - 5
+NUM_THROWS = 2 * 5
+NUM_ACTIONS_THROWS = THROW0 + NUM_THROWS
 # per action: the pairs of its unit (0: a single or an env action, 1: a pair, L: a tractor of L)
 UNIT_PAIRS = np.concatenate([np.zeros(PAIR0, np.int32), np.ones(N, np.int32),
                              tm.P_LEN[TRACTOR_ROW]]).astype(np.int32)
@@ -94,9 +104,57 @@ def unit_mask(state) -> Array:
     return jnp.concatenate([pairs[:N], held & once])
 
 
+def throw_cards(state) -> Array:
+    """int32[NUM_THROWS, 54]: the cards of each throw action of the seat to act: per effective
+    suit (4: trump), its boss cards -- the held cards of the suit no unseen card beats as a
+    single, and the held pairs no unseen pair beats -- then per suit all its held cards."""
+    me = state.current_player
+    hand = state._hands[me].astype(jnp.int32)
+    eff, order, _ = tm.context(state.level, state.trump)
+    eff, order = eff[:N], order[:N]
+    boss1, boss2 = tm.unbeaten(tractor.unseen_cards(state, me), eff, order)
+    boss = jnp.where(hand == 2, boss2, boss1)
+    suits = eff[None, :] == jnp.arange(5)[:, None]  # [5, 54]
+    whole = jnp.where(suits, hand[None, :], 0)
+    return jnp.concatenate([jnp.where(boss[None, :], whole, 0), whole])
+
+
+def _throw_mask(cards, units):
+    """bool[NUM_THROWS] of :func:`throw_cards` ``cards`` and whether each is one unit."""
+    several = (jnp.sum(cards, axis=1) >= 2) & ~units
+    new = jnp.concatenate([jnp.ones(5, bool), jnp.any(cards[5:] != cards[:5], axis=1)])
+    return several & new  # a whole suit that is its boss cards is offered once
+
+
+def throw_mask(state) -> Array:
+    """bool[NUM_THROWS]: the throws offered to the seat to act (whether or not it starts a
+    trick): those of more than one unit, a whole suit only where it is more than its boss
+    cards."""
+    cards = throw_cards(state)
+    units = jax.vmap(lambda c: unit_of(state, c) >= 0)(cards)
+    return _throw_mask(cards, units)
+
+
+def throw_safe(state) -> Array:
+    """bool[NUM_THROWS]: whether no cards the seat to act has not seen could make each throw of
+    :func:`throw_cards` fail (the env's throw check against all of them held by one seat, which
+    any split of them among the seats passes too).  A boss-card throw always is."""
+    me = state.current_player
+    eff, order, slot = tm.context(state.level, state.trump)
+    unseen = tm.pad(tractor.unseen_cards(state, me))
+    others = jnp.stack([unseen, jnp.zeros_like(unseen), jnp.zeros_like(unseen)])
+    whole = throw_cards(state)[5:]
+    stands = jax.vmap(lambda c: tm.throw_check(tm.pad(c), others, eff, order, slot)[0])(whole)
+    return jnp.concatenate([jnp.ones(5, bool), stands])
+
+
+def _no_throws(state) -> Array:
+    return jnp.zeros(NUM_THROWS, bool)
+
+
 def lead_cards(state, action) -> Array:
-    """int32[54]: the cards of the unit ``action`` leads (zeros for the env's actions other than
-    a card)."""
+    """int32[54]: the cards of the unit or throw ``action`` leads (zeros for the env's actions
+    other than a card)."""
     _, _, slot = tm.context(state.level, state.trump)
     a = jnp.asarray(action, jnp.int32)
     j = jnp.clip(a - TRACTOR0, 0, len(TRACTOR_ROW) - 1)
@@ -104,13 +162,16 @@ def lead_cards(state, action) -> Array:
     types = tm.path_types(slot[jnp.asarray(TRACTOR_SUIT)[j]], path[None])[0]  # dummy off path
     run = jnp.zeros(tm.PAD, jnp.int32).at[types].set(2)[:N]
     card = jnp.arange(N) == jnp.clip(jnp.where(a < PAIR0, a, a - PAIR0), 0, N - 1)
+    thrown = throw_cards(state)[jnp.clip(a - THROW0, 0, NUM_THROWS - 1)]
     return jnp.where(a < N, card.astype(jnp.int32),
-                     jnp.where(a < PAIR0, 0, jnp.where(a < TRACTOR0, 2 * card, run)))
+                     jnp.where(a < PAIR0, 0, jnp.where(a < TRACTOR0, 2 * card,
+                                                       jnp.where(a < THROW0, run, thrown))))
 
 
-def unit_of(state, cards) -> Array:
+def unit_of(state, cards, throws: bool = False) -> Array:
     """int32: the action that leads ``cards`` (int[54]) in ``state``'s level and trump -- a
-    single, a pair or a held tractor -- or -1 if they are not one unit the seat can lead."""
+    single, a pair or a held tractor (with ``throws``: or one of the seat's offered throws,
+    :func:`throw_mask`) -- or -1 if they are none of these."""
     _, _, slot = tm.context(state.level, state.trump)
     cards = jnp.asarray(cards, jnp.int32)
     n = jnp.sum(cards)
@@ -121,8 +182,14 @@ def unit_of(state, cards) -> Array:
     match = on_path & (2 * jnp.asarray(tm.P_LEN)[jnp.asarray(TRACTOR_ROW)] == n)
     match = match & unit_mask(state)[N:]
     tractor_id = jnp.where(jnp.any(match), TRACTOR0 + jnp.argmax(match), -1)
-    return jnp.where(n == 1, first, jnp.where((n == 2) & (cards[first] == 2), PAIR0 + first,
+    unit = jnp.where(n == 1, first, jnp.where((n == 2) & (cards[first] == 2), PAIR0 + first,
                                                tractor_id)).astype(jnp.int32)
+    if not throws:
+        return unit
+    offered = throw_cards(state)
+    same = jnp.all(offered == cards[None, :], axis=1) & throw_mask(state)
+    return jnp.where((unit < 0) & jnp.any(same), THROW0 + jnp.argmax(same), unit).astype(
+        jnp.int32)
 
 
 class UnitLeads:
@@ -130,12 +197,12 @@ class UnitLeads:
     units: ``init``, ``step``, ``legal_mask``, ``legal_words`` and ``random_action`` in this
     view's actions; states are the env's (their ``legal_action_mask`` is the env's)."""
 
-    num_actions = NUM_ACTIONS
-
-    def __init__(self, env: tractor.Tractor):
+    def __init__(self, env: tractor.Tractor, throws: bool = False):
         if env.name != "tractor":
             raise ValueError(f"whole-unit leads are a view of the tractor env, got {env.name!r}")
         self.env = env
+        self.throws = bool(throws)
+        self.num_actions = NUM_ACTIONS_THROWS if self.throws else NUM_ACTIONS
         self.name = env.name
         self.num_players = env.num_players
         self.max_steps = env.max_steps
@@ -144,12 +211,15 @@ class UnitLeads:
         return self.env.init(key)
 
     def legal_mask(self, state) -> Array:
-        """bool[NUM_ACTIONS]: at a trick's start, the held singles, pairs and tractors; else the
-        env's mask (and none of the unit actions)."""
+        """bool[num_actions]: at a trick's start, the held singles, pairs and tractors (and the
+        offered throws); else the env's mask (and none of the unit actions)."""
         start = lead_start(state)
         base = state.legal_action_mask
         units = unit_mask(state) & start
-        return jnp.concatenate([base, units])
+        if not self.throws:
+            return jnp.concatenate([base, units])
+        throws = gated(start, throw_mask, _no_throws, state)
+        return jnp.concatenate([base, units, throws & start])
 
     def legal_words(self, state) -> Array:
         return legal_words.pack(self.legal_mask(state))
@@ -164,9 +234,9 @@ class UnitLeads:
         """One action of this view: a whole lead at a trick's start, else the env's step (an
         illegal action is the env's illegal action)."""
         action = jnp.asarray(action, jnp.int32)
-        ok = (action >= 0) & (action < NUM_ACTIONS)
+        ok = (action >= 0) & (action < self.num_actions)
         whole = lead_start(state) & ok & self.legal_mask(state)[jnp.clip(action, 0,
-                                                                          NUM_ACTIONS - 1)]
+                                                                          self.num_actions - 1)]
         led = self.env.lead(state, lead_cards(state, action), whole)
         # the env's step for the rest (a unit action outside a trick's start is out of its range)
         played = self.env.step(state, jnp.where(whole, 0, action), key)
@@ -193,7 +263,7 @@ class UnitLeads:
         seat = state.current_player
         part = state.trick[seat].astype(jnp.int32)
         leading = ((state.phase == tm.PLAY) & (state.num_in_trick == 0)
-                   & (action < NUM_ACTIONS))
+                   & (action < self.num_actions))
         unit = (action < N) | (action >= PAIR0)
         rest = lead_cards(state, action) - part > 0
         nxt = jnp.where(jnp.any(rest), jnp.argmax(rest), tractor.DONE)
@@ -202,9 +272,9 @@ class UnitLeads:
     def lift(self, act):
         """``act(params, key, state) -> env action`` of a plain-env player as a player of this
         view: at a trick's start its whole lead is built (its calls until done, at most 25) and
-        named as this view's action, or -1 if the lead is not a single unit; elsewhere its action
-        as it is."""
-        env = self.env
+        named as this view's action, or -1 if the lead is not a single unit (or an offered
+        throw); elsewhere its action as it is."""
+        env, throws = self.env, self.throws
 
         def lifted(params, key, state):
             def build(c):
@@ -221,7 +291,7 @@ class UnitLeads:
             first = act(params, key, state).astype(jnp.int32)
             s, _, _ = jax.lax.while_loop(lambda c: going(c) & start, build,
                                          (state, jnp.int32(-1), jnp.int32(0)))
-            unit = unit_of(state, s.trick[state.current_player])
+            unit = unit_of(state, s.trick[state.current_player], throws)
             return jnp.where(start, unit, first).astype(jnp.int32)
 
         return lifted

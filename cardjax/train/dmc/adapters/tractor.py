@@ -11,7 +11,8 @@ options: the report's dynamic card encoding (``encoding``), the trick facts appe
 features (``trick_facts``), who would hold the trick after each card that completes a follow
 (``consequences``: the env's own trick-winner code, in the candidates' features; ``security``:
 and whether the next seat may still take it), whole-unit leads (``leads="units"``: the trainer
-plays :class:`~cardjax.games.tractor_leads.UnitLeads`, a lead is one decision), the env's
+plays :class:`~cardjax.games.tractor_leads.UnitLeads`, a lead is one decision; ``throws``: two
+throws per suit among them), the env's
 failed-throw penalty (``throw_penalty``), the rule player's follow as a flag on its card
 (``advice``), the second and third seats' trick points per card by playing the trick out
 (``rollouts``).
@@ -67,7 +68,11 @@ class Options:
     leads: str = dataclasses.field(default="cards", metadata=dict(
         choices=("cards", "units"), help="a lead is built card by card and then done, throws "
         "included (cards), or chosen whole among the seat's singles, pairs and tractors "
-        "(units: no throws)"))
+        "(units: no throws but those of --throws)"))
+    throws: bool = dataclasses.field(default=False, metadata=dict(
+        type=boolean, help="with whole-unit leads: two throws per suit are leads too, the "
+        "seat's boss cards of the suit (which cannot fail) and the whole suit, which says, "
+        "with consequences, whether no unseen cards could make it fail (true / false)"))
     advice: bool = dataclasses.field(default=False, metadata=dict(
         type=boolean, help="in a follow, the card the rule player would play next carries a "
         "flag: the network learns when its advice pays (true / false)"))
@@ -88,6 +93,9 @@ class Options:
             raise ValueError("security needs consequences (it refines their codes)")
         if self.leads not in ("cards", "units"):
             raise ValueError(f"leads must be 'cards' or 'units', got {self.leads!r}")
+        if self.throws and self.leads != "units":
+            raise ValueError("throws are whole-unit leads' (--leads units): card-by-card leads "
+                             "throw as they like")
 
 
 def action_table() -> np.ndarray:
@@ -149,31 +157,63 @@ def trick_facts(state, dynamic: bool = False):
 
 UNIT_FLAGS = 4  # a pair; a tractor of 2, 3, 4 or more pairs
 UNIT_ROWS = tractor.NUM_ACTIONS + tractor.NUM_TYPES * UNIT_FLAGS  # an action table's rows, units
+THROW_FLAGS = 2  # the boss cards of a suit; the whole suit
 
 
-def with_units(table: np.ndarray, contexts: int = 1) -> np.ndarray:
+def unit_row_count(throws: bool = False) -> int:
+    """Rows per context of :func:`with_units`'s table."""
+    return UNIT_ROWS + (tl.NUM_THROWS if throws else 0)
+
+
+def with_units(table: np.ndarray, contexts: int = 1, throws: bool = False) -> np.ndarray:
     """``table`` [contexts * 66, G] -> [contexts * UNIT_ROWS, G + 4]: per context, the 66 rows,
     then a pair of each card type (its card's row, flag 0), then a tractor topped by each type of
-    2, 3 and 4 or more pairs (its top card's row, flag 1, 2 or 3)."""
+    2, 3 and 4 or more pairs (its top card's row, flag 1, 2 or 3).  With ``throws``, two more
+    flags (a throw of a suit's boss cards; of a whole suit) and ten more rows per context: the
+    two throws in each suit's place, the suit column of the table's card rows (``table``'s
+    column 66 + place: the dynamic encoding's plain suits in their order, then trump; the static
+    one's suits, the jokers' column for trump)."""
     n, nt = tractor.NUM_ACTIONS, tractor.NUM_TYPES
     base = table.reshape(contexts, n, table.shape[1])
-    out = np.zeros((contexts, UNIT_ROWS, table.shape[1] + UNIT_FLAGS), table.dtype)
+    rows_per = unit_row_count(throws)
+    flags = UNIT_FLAGS + (THROW_FLAGS if throws else 0)
+    out = np.zeros((contexts, rows_per, table.shape[1] + flags), table.dtype)
     out[:, :n, :table.shape[1]] = base
     for flag in range(UNIT_FLAGS):
         rows = slice(n + nt * flag, n + nt * (flag + 1))
         out[:, rows, :table.shape[1]] = base[:, :nt]
         out[:, rows, table.shape[1] + flag] = 1
-    return out.reshape(contexts * UNIT_ROWS, -1)
+    if throws:
+        for kind in range(THROW_FLAGS):
+            for place in range(5):
+                row = UNIT_ROWS + 5 * kind + place
+                out[:, row, n + place] = 1
+                out[:, row, table.shape[1] + UNIT_FLAGS + kind] = 1
+    return out.reshape(contexts * rows_per, -1)
 
 
-def unit_rows(state):
-    """int32[tractor_leads.NUM_ACTIONS]: each action's row of :func:`with_units`'s table (in one
-    context)."""
+def throw_places(state, dynamic: bool):
+    """int32[5]: each effective suit's place among the throw rows of :func:`with_units` (the
+    dynamic encoding's order of the plain suits, then trump; or the suits as they are)."""
+    e = jnp.arange(5)
+    if not dynamic:
+        return e
+    order = jnp.asarray(np.argsort(tm.SUIT_ORDER, axis=1))[state.trump]  # suit -> place
+    return jnp.where(e == tm.TRUMP, 4, order[jnp.minimum(e, 3)]).astype(jnp.int32)
+
+
+def unit_rows(state, throws: bool = False, dynamic: bool = False):
+    """int32[num_actions]: each action of the whole-unit view (``throws``: with its throws) its
+    row of :func:`with_units`'s table (in one context)."""
     a = jnp.arange(tl.NUM_ACTIONS)
     top = tl.unit_tops(state)
     flag = jnp.clip(jnp.asarray(tl.UNIT_PAIRS), 2, 4) - 1  # tractors: 1, 2, 3
     flag = jnp.where(a < tl.TRACTOR0, 0, flag)
-    return jnp.where(a < tl.PAIR0, a, tractor.NUM_ACTIONS + tractor.NUM_TYPES * flag + top)
+    rows = jnp.where(a < tl.PAIR0, a, tractor.NUM_ACTIONS + tractor.NUM_TYPES * flag + top)
+    if not throws:
+        return rows
+    places = throw_places(state, dynamic)
+    return jnp.concatenate([rows, UNIT_ROWS + places, UNIT_ROWS + 5 + places])
 
 
 def lead_boss(state):
@@ -193,6 +233,21 @@ def lead_boss(state):
     a = jnp.arange(tl.NUM_ACTIONS)
     lead = (a < tractor.NUM_TYPES) | (a >= tl.PAIR0)
     return boss & ~ruffable & lead & tl.lead_start(state)
+
+
+def throw_boss(state):
+    """bool[tractor_leads.NUM_THROWS]: at a trick's start, the throws no unseen cards could make
+    fail (:func:`tractor_leads.throw_safe`) that no opponent's shown void can ruff."""
+    me = state.current_player
+    safe = gated(tl.lead_start(state), tl.throw_safe, _unsafe_throws, state)
+    opp_void = state.voids[(me + 1) % 4] | state.voids[(me + 3) % 4]
+    suit = jnp.arange(tl.NUM_THROWS) % 5
+    ruffable = (suit != tm.TRUMP) & opp_void[jnp.minimum(suit, 3)]
+    return safe & ~ruffable & tl.lead_start(state)
+
+
+def _unsafe_throws(state):
+    return jnp.zeros(tl.NUM_THROWS, bool)
 
 
 CONSEQUENCES = 4  # a card completes no follow; it completes one held by me / partner / opponent
@@ -339,8 +394,8 @@ def make_game(cfg, env=None) -> Game:
     table = dynamic_action_table() if dynamic else action_table()
     per_context = tractor.NUM_ACTIONS
     if units:
-        per_context = UNIT_ROWS
-        table = with_units(table, 65 if dynamic else 1)
+        per_context = unit_row_count(opts.throws)
+        table = with_units(table, 65 if dynamic else 1, opts.throws)
     base_rows = table.shape[0]
     codes = SECURE_CONSEQUENCES if opts.security else CONSEQUENCES
     if opts.consequences:
@@ -348,7 +403,7 @@ def make_game(cfg, env=None) -> Game:
     unadvised_rows = table.shape[0]
     if opts.advice:  # a copy of every row with the advice flag
         table = with_consequences(table, 2)
-    moves = tl.UnitLeads(env) if units else env
+    moves = tl.UnitLeads(env, opts.throws) if units else env
     n_moves = moves.num_actions
     if opts.rollouts and not cfg.counterfactual:
         raise ValueError("rollouts feed the counterfactual targets: set counterfactual > 0 "
@@ -371,13 +426,17 @@ def make_game(cfg, env=None) -> Game:
         return quantize(encode(full, state)[tractor_observe.OBS_SIZE:])
 
     def action_rows(state):
-        rows = unit_rows(state) if units else jnp.arange(tractor.NUM_ACTIONS)
+        rows = unit_rows(state, opts.throws, dynamic) if units else jnp.arange(
+            tractor.NUM_ACTIONS)
         if dynamic:
             rows = rows + per_context * (5 * state.level + state.trump)
         if opts.consequences:
             code = pad_actions(consequence_codes(state, opts.security), n_moves)
             if units:  # a lead no unseen card beats: "I hold the trick"
-                code = jnp.where(lead_boss(state), 1, code)
+                boss = lead_boss(state)
+                if opts.throws:  # a throw no unseen cards could make fail
+                    boss = jnp.concatenate([boss, throw_boss(state)])
+                code = jnp.where(boss, 1, code)
             rows = rows + base_rows * code
         if opts.advice:
             rows = rows + unadvised_rows * advice(state)
