@@ -242,7 +242,8 @@ def test_throws_a_suits_boss_cards_and_its_whole_suit():
 @jax.jit
 def _random_throw_hands(key):
     """8 hands of random view play with throws: at each lead, how many throws were offered,
-    of them boss-card throws and throws marked safe, and how many of those failed."""
+    of them boss-card throws and throws marked safe, how many of those failed, and at how many
+    throw candidates :func:`one_unit` and :func:`unit_of` disagree."""
     def one(key):
         s = THROWS.init(key)
 
@@ -256,20 +257,25 @@ def _random_throw_hands(key):
             stood = jax.vmap(lambda a: jnp.all(
                 THROWS.step(s, TL.THROW0 + a).trick[s.current_player]
                 == TL.lead_cards(s, TL.THROW0 + a)))(jnp.arange(TL.NUM_THROWS))
+            # one unit by the pair runs alone, as unit_of names it
+            cards = TL.throw_cards(s)
+            named = jax.vmap(lambda c: TL.unit_of(s, c) >= 0)(cards)
+            quick = jax.vmap(lambda c, e: TL.one_unit(s, c, e))(cards, jnp.arange(10) % 5)
+            differ = jnp.sum((named != quick) & (jnp.sum(cards, axis=1) > 0) & start)
             st = st + jnp.stack([jnp.sum(mask), jnp.sum(mask[:5]), jnp.sum(safe),
-                                 jnp.sum(safe & ~stood)])
+                                 jnp.sum(safe & ~stood), differ])
             return THROWS.step(s, THROWS.random_action(k1, s)), k, st
 
         return jax.lax.while_loop(lambda c: ~c[0].terminated, body,
-                                  (s, key, jnp.zeros(4, jnp.int32)))[2]
+                                  (s, key, jnp.zeros(5, jnp.int32)))[2]
 
     return jnp.sum(jax.vmap(one)(jax.random.split(key, 8)), axis=0)
 
 
 def test_throws_marked_safe_never_fail_in_random_play():
-    offered, boss, safe, failed = np.asarray(_random_throw_hands(jax.random.PRNGKey(3)))
+    offered, boss, safe, failed, differ = np.asarray(_random_throw_hands(jax.random.PRNGKey(3)))
     assert offered > 20 and boss > 0 and safe >= boss
-    assert failed == 0
+    assert failed == 0 and differ == 0
 
 
 def test_a_lifted_player_names_a_throw_it_builds():

@@ -126,12 +126,22 @@ def _throw_mask(cards, units):
     return several & new  # a whole suit that is its boss cards is offered once
 
 
+def one_unit(state, cards, suit) -> Array:
+    """bool: whether ``cards`` (int[54], of effective suit ``suit``) are one unit -- a single, a
+    pair or a run of pairs (what :func:`unit_of` names, found here from the pair runs alone)."""
+    _, _, slot = tm.context(state.level, state.trump)
+    n = jnp.sum(cards)
+    pairs = tm.pad(cards) == 2
+    run = jnp.max(tm.pair_runs(slot[suit], pairs))
+    return (n == 1) | (jnp.all((cards == 0) | (cards == 2)) & (2 * run >= n))
+
+
 def throw_mask(state) -> Array:
     """bool[NUM_THROWS]: the throws offered to the seat to act (whether or not it starts a
     trick): those of more than one unit, a whole suit only where it is more than its boss
     cards."""
     cards = throw_cards(state)
-    units = jax.vmap(lambda c: unit_of(state, c) >= 0)(cards)
+    units = jax.vmap(lambda c, e: one_unit(state, c, e))(cards, jnp.arange(NUM_THROWS) % 5)
     return _throw_mask(cards, units)
 
 
