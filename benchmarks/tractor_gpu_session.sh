@@ -7,6 +7,7 @@
 #   OUT=gpu_results MINUTES=5 TRAIN_LIMIT=500 bash benchmarks/tractor_gpu_session.sh
 #   # CPU check of the script itself: SMALL=1 MINUTES=0.3 OUT=/tmp/g bash benchmarks/...
 #
+# (the run of 2026-11-27 in RESULTS.md was made before --throws true was added here)
 # A: the advised run (the rule player's follows as advice, bonus 0.5);
 # B: its follows learned (imitation of the advice, earlier seats' follows played out, Boltzmann
 #    exploration, no bonus): its evaluations are its network's own follows.
@@ -35,7 +36,7 @@ else
 fi
 COMMON="$SIZE --iterations 100000 --minutes $MINUTES --eval_every $EVAL_EVERY
     --eval_deals $DEALS --eval_seed 7 --checkpoint_every 50 --no-progress
-    --train_forced false --consequences true --counterfactual 1.0 --leads units
+    --train_forced false --consequences true --counterfactual 1.0 --leads units --throws true
     --exact_rewards true --advice true
     --init_from rule --prior_iterations $PRIOR --prior_share 0.25"
 A="--advice_bonus 0.5"

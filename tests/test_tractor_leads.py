@@ -237,6 +237,14 @@ def test_throws_a_suits_boss_cards_and_its_whole_suit():
             np.testing.assert_array_equal(np.asarray(getattr(throws_step(s, a), f)),
                                           np.asarray(getattr(e, f)), err_msg=f"{a} {f}")
     assert int(TL.unit_of(s, jnp.asarray(cards[spades]))) == -1  # not a unit without throws
+    # a view player's throw in the plain env: the next card at each sub-step, then done
+    e, b = s, -1
+    while b != tractor.DONE:
+        b = int(jax.jit(THROWS.env_action)(e, TL.THROW0 + spades))
+        assert int(jax.jit(THROWS.decision_state)(e).step_count) == int(s.step_count)
+        e = step(e, b)
+    for f in FIELDS:
+        np.testing.assert_array_equal(np.asarray(getattr(e, f)), np.asarray(getattr(boss, f)))
 
 
 @jax.jit
