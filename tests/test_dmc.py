@@ -339,8 +339,9 @@ def test_configs_saved_before_the_adapters_load():
         (0.01, "dynamic", True)
     assert not trc.options.consequences  # saved before the option: trained without it
     assert not trc.options.security and trc.options.leads == "cards" and not trc.options.advice
+    assert not trc.options.throws
     assert trc.to_dict() == {**SAVED_BEFORE_ADAPTERS["tractor"], **later, "consequences": False,
-                             "rollouts": False,
+                             "rollouts": False, "throws": False,
                              "security": False, "leads": "cards", "advice": False}
     assert hash(trc) == hash(dmc.Config.from_dict(trc.to_dict()))  # cached_train's key
     # a Tractor option away from its default is no leftover: refused for Dou Dizhu
