@@ -228,9 +228,9 @@ def test_throws_a_suits_boss_cards_and_its_whole_suit():
     stood = throws_step(s, TL.THROW0 + 5 + clubs)
     np.testing.assert_array_equal(np.asarray(stood.trick[0]), cards[5 + clubs])
     for a in TL.THROW0 + offered:  # each throw names itself, and is its cards then done
-        assert int(unit_of_throws(s, jnp.asarray(TL.lead_cards(s, a)))) == a
+        assert int(unit_of_throws(s, jnp.asarray(TL.lead_cards(s, a, True)))) == a
         e = s
-        for t in np.repeat(np.arange(tractor.NUM_TYPES), np.asarray(TL.lead_cards(s, a))):
+        for t in np.repeat(np.arange(tractor.NUM_TYPES), np.asarray(TL.lead_cards(s, a, True))):
             e = step(e, int(t))
         e = step(e, tractor.DONE)
         for f in FIELDS:
@@ -264,7 +264,7 @@ def _random_throw_hands(key):
             # each safe throw, stepped from here: does it stand?
             stood = jax.vmap(lambda a: jnp.all(
                 THROWS.step(s, TL.THROW0 + a).trick[s.current_player]
-                == TL.lead_cards(s, TL.THROW0 + a)))(jnp.arange(TL.NUM_THROWS))
+                == TL.lead_cards(s, TL.THROW0 + a, True)))(jnp.arange(TL.NUM_THROWS))
             # one unit by the pair runs alone, as unit_of names it
             cards = TL.throw_cards(s)
             named = jax.vmap(lambda c: TL.unit_of(s, c) >= 0)(cards)
@@ -291,7 +291,7 @@ def test_a_lifted_player_names_a_throw_it_builds():
     (and to -1 without throws); the rule player, which leads one unit, is lifted alike."""
     hands, level, trump = THROW_HAND
     s = ENV.trick_state(hands, level=level, trump=trump)
-    boss = TL.lead_cards(s, TL.THROW0)
+    boss = TL.lead_cards(s, TL.THROW0, True)
 
     def thrower(params, key, state):  # the next boss spade not yet on the table, then done
         rest = boss - state.trick[state.current_player] > 0

@@ -119,13 +119,6 @@ def throw_cards(state) -> Array:
     return jnp.concatenate([jnp.where(boss[None, :], whole, 0), whole])
 
 
-def _throw_mask(cards, units):
-    """bool[NUM_THROWS] of :func:`throw_cards` ``cards`` and whether each is one unit."""
-    several = (jnp.sum(cards, axis=1) >= 2) & ~units
-    new = jnp.concatenate([jnp.ones(5, bool), jnp.any(cards[5:] != cards[:5], axis=1)])
-    return several & new  # a whole suit that is its boss cards is offered once
-
-
 def one_unit(state, cards, suit) -> Array:
     """bool: whether ``cards`` (int[54], of effective suit ``suit``) are one unit -- a single, a
     pair or a run of pairs (what :func:`unit_of` names, found here from the pair runs alone)."""
@@ -142,7 +135,9 @@ def throw_mask(state) -> Array:
     cards."""
     cards = throw_cards(state)
     units = jax.vmap(lambda c, e: one_unit(state, c, e))(cards, jnp.arange(NUM_THROWS) % 5)
-    return _throw_mask(cards, units)
+    several = (jnp.sum(cards, axis=1) >= 2) & ~units
+    new = jnp.concatenate([jnp.ones(5, bool), jnp.any(cards[5:] != cards[:5], axis=1)])
+    return several & new  # a whole suit that is its boss cards is offered once
 
 
 def throw_safe(state) -> Array:
@@ -162,9 +157,9 @@ def _no_throws(state) -> Array:
     return jnp.zeros(NUM_THROWS, bool)
 
 
-def lead_cards(state, action) -> Array:
-    """int32[54]: the cards of the unit or throw ``action`` leads (zeros for the env's actions
-    other than a card)."""
+def lead_cards(state, action, throws: bool = False) -> Array:
+    """int32[54]: the cards of the unit (with ``throws``: or throw) ``action`` leads (zeros for
+    the env's actions other than a card)."""
     _, _, slot = tm.context(state.level, state.trump)
     a = jnp.asarray(action, jnp.int32)
     j = jnp.clip(a - TRACTOR0, 0, len(TRACTOR_ROW) - 1)
@@ -172,10 +167,11 @@ def lead_cards(state, action) -> Array:
     types = tm.path_types(slot[jnp.asarray(TRACTOR_SUIT)[j]], path[None])[0]  # dummy off path
     run = jnp.zeros(tm.PAD, jnp.int32).at[types].set(2)[:N]
     card = jnp.arange(N) == jnp.clip(jnp.where(a < PAIR0, a, a - PAIR0), 0, N - 1)
-    thrown = throw_cards(state)[jnp.clip(a - THROW0, 0, NUM_THROWS - 1)]
+    if throws:
+        run = jnp.where(a < THROW0, run, throw_cards(state)[jnp.clip(a - THROW0, 0,
+                                                                     NUM_THROWS - 1)])
     return jnp.where(a < N, card.astype(jnp.int32),
-                     jnp.where(a < PAIR0, 0, jnp.where(a < TRACTOR0, 2 * card,
-                                                       jnp.where(a < THROW0, run, thrown))))
+                     jnp.where(a < PAIR0, 0, jnp.where(a < TRACTOR0, 2 * card, run)))
 
 
 def unit_of(state, cards, throws: bool = False) -> Array:
@@ -247,7 +243,7 @@ class UnitLeads:
         ok = (action >= 0) & (action < self.num_actions)
         whole = lead_start(state) & ok & self.legal_mask(state)[jnp.clip(action, 0,
                                                                           self.num_actions - 1)]
-        led = self.env.lead(state, lead_cards(state, action), whole)
+        led = self.env.lead(state, lead_cards(state, action, self.throws), whole)
         # the env's step for the rest (a unit action outside a trick's start is out of its range)
         played = self.env.step(state, jnp.where(whole, 0, action), key)
         return jax.tree_util.tree_map(lambda a, b: jnp.where(whole, a, b), led, played)
@@ -275,7 +271,7 @@ class UnitLeads:
         leading = ((state.phase == tm.PLAY) & (state.num_in_trick == 0)
                    & (action < self.num_actions))
         unit = (action < N) | (action >= PAIR0)
-        rest = lead_cards(state, action) - part > 0
+        rest = lead_cards(state, action, self.throws) - part > 0
         nxt = jnp.where(jnp.any(rest), jnp.argmax(rest), tractor.DONE)
         return jnp.where(leading & unit, nxt, action).astype(jnp.int32)
 
