@@ -30,9 +30,13 @@ from cardjax import cards
 from cardjax.cli import use_compile_cache
 from cardjax.core import Agent
 
-# The commands' persistent compilation cache: the two workers and the commands the tests start
-# share what each compiled (CARDJAX_COMPILE_CACHE=off compiles everything in every process).
+# The commands' persistent compilation cache: the workers load what the commands the tests
+# start have compiled (CARDJAX_COMPILE_CACHE=off compiles everything in every process).  The
+# workers write nothing to it: serializing a program in a worker that had compiled hundreds
+# crashed it (a segmentation fault inside XLA's CPU executable serialization, in two of four
+# cold runs of the suite, never alone), and xdist cannot recover from a lost worker.
 use_compile_cache()
+jax.config.update("jax_persistent_cache_min_compile_time_secs", float("inf"))
 
 
 def pytest_configure(config):
