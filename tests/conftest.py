@@ -26,17 +26,22 @@ import numpy as np
 import pytest
 
 import cardjax
-from cardjax import cards
+from cardjax import cards, programs
 from cardjax.cli import use_compile_cache
 from cardjax.core import Agent
 
-# The commands' persistent compilation cache: the workers load what the commands the tests
-# start have compiled (CARDJAX_COMPILE_CACHE=off compiles everything in every process).  The
-# workers write nothing to it: serializing a program in a worker that had compiled hundreds
-# crashed it (a segmentation fault inside XLA's CPU executable serialization, in two of four
-# cold runs of the suite, never alone), and xdist cannot recover from a lost worker.
+# The commands' persistent compilation cache: the two workers and the commands the tests start
+# share what each compiled (CARDJAX_COMPILE_CACHE=off compiles everything in every process).
 use_compile_cache()
-jax.config.update("jax_persistent_cache_min_compile_time_secs", float("inf"))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def room_for_programs():
+    """Before each test file: free the compiled programs once the worker maps more than half
+    the kernel's cap on memory regions (:mod:`cardjax.programs`); workers that passed the cap
+    late in the suite died inside XLA.  The programs still needed load back from the
+    compilation cache."""
+    programs.guard()
 
 
 def pytest_configure(config):

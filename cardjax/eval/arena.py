@@ -43,6 +43,7 @@ import jax.numpy as jnp
 import numpy as np
 from tqdm.auto import tqdm
 
+from cardjax import programs
 from cardjax.core import Agent
 from cardjax.gate import either
 
@@ -270,7 +271,7 @@ def duplicate_states(env, keys) -> Duplicates:
     )
 
 
-_PLAY_CACHE: dict = {}
+_PLAY_CACHE: dict = programs.keep({})
 
 
 def make_play(env, a: Agent, b: Agent, outcome: Callable | None = None):
@@ -285,6 +286,7 @@ def make_play(env, a: Agent, b: Agent, outcome: Callable | None = None):
     cache_key = (env, a.act, b.act) if outcome is None else (env, a.act, b.act, outcome)
     if cache_key in _PLAY_CACHE:
         return _PLAY_CACHE[cache_key]
+    programs.guard()  # a new program: first make room for its code
 
     def act(agent_act, params):
         return lambda keys, states: jax.vmap(agent_act, in_axes=(None, 0, 0))(params, keys, states)

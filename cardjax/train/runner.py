@@ -34,6 +34,7 @@ import jax
 import numpy as np
 from tqdm.auto import tqdm
 
+from cardjax import programs
 from cardjax.train import metrics as mlog
 from cardjax.train.checkpoint import Checkpoints
 from cardjax.train.sharding import data_mesh
@@ -97,7 +98,7 @@ class RunFiles:
         os.replace(tmp, self.eval)
 
 
-_COMPILED: dict = {}
+_COMPILED: dict = programs.keep({})
 
 
 def compile_step(step, state):
@@ -108,6 +109,7 @@ def compile_step(step, state):
     leaves, tree = jax.tree_util.tree_flatten(state)
     sig = (step, tree, tuple((np.shape(x), str(getattr(x, "dtype", type(x)))) for x in leaves))
     if sig not in _COMPILED:
+        programs.guard()
         _COMPILED[sig] = step.lower(state).compile()
     return _COMPILED[sig]
 

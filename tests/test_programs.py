@@ -1,0 +1,66 @@
+"""Freeing compiled programs before the kernel's cap on mapped regions (cardjax.programs)."""
+
+from __future__ import annotations
+
+import threading
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from cardjax import programs
+from cardjax.eval import arena
+from cardjax.train import runner
+
+
+@pytest.fixture
+def kept():
+    cache = programs.keep({})
+    yield cache
+    programs._KEPT[:] = [c for c in programs._KEPT if c is not cache]  # by identity: {} == {}
+
+
+def test_the_mapped_regions_are_this_process_maps():
+    if programs.mapped_regions() is None:
+        pytest.skip("no /proc here")
+    with open("/proc/self/maps") as f:
+        lines = sum(1 for _ in f)
+    assert abs(programs.mapped_regions() - lines) < 50 and lines > 10
+    assert programs.map_limit() >= 1000
+
+
+def test_a_compiled_cpu_program_maps_regions_that_release_frees(kept):
+    if programs.mapped_regions() is None:
+        pytest.skip("no /proc here")
+    programs.release()
+    before = programs.mapped_regions()
+    fns = [jax.jit(lambda x, k=k: jnp.sort(jnp.sin(x) * k) + jnp.cumsum(x) * k) for k in range(20)]
+    kept.update({k: f.lower(jnp.ones(7)).compile() for k, f in enumerate(fns)})
+    grown = programs.mapped_regions()
+    assert grown > before + 20  # every program's kernels are mapped while it lives
+    programs.release()
+    assert kept == {}
+    assert programs.mapped_regions() < grown - 20
+
+
+def test_guard_frees_past_its_share_of_the_cap_only(kept, monkeypatch):
+    kept["program"] = object()
+    used = 1000
+    monkeypatch.setattr(programs, "mapped_regions", lambda: used)
+    monkeypatch.setattr(programs, "map_limit", lambda: 3000)
+    assert programs.guard() is False and kept  # 1000 of 3000: below half
+    used = 1600
+    done = []
+    thread = threading.Thread(target=lambda: done.append(programs.guard()))
+    thread.start()
+    thread.join()
+    assert done == [False] and kept  # another thread never frees
+    assert programs.guard() is True and kept == {}
+    monkeypatch.setattr(programs, "mapped_regions", lambda: None)
+    kept["program"] = object()
+    assert programs.guard() is False and kept  # no /proc: nothing to go by
+
+
+def test_the_arena_and_the_runner_keep_their_programs_where_release_finds_them():
+    assert any(c is arena._PLAY_CACHE for c in programs._KEPT)
+    assert any(c is runner._COMPILED for c in programs._KEPT)
