@@ -29,7 +29,7 @@ from conftest import ROOT, load_script
 
 README = ROOT / "README.md"
 DOCS = sorted((ROOT / "docs").glob("*.md"))
-PAGES = [README, *DOCS, ROOT / "benchmarks" / "RESULTS.md"]
+PAGES = [README, *DOCS, ROOT / "benchmarks" / "RESULTS.md", ROOT / "benchmarks" / "LOG.md"]
 RUN_PYTHON = [README, ROOT / "docs" / "games.md"]  # pages whose python blocks are run
 README_MAX_LINES = 200
 SHELL = ("bash", "sh", "shell", "console")  # fenced blocks of commands
