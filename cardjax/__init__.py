@@ -4,33 +4,25 @@ from __future__ import annotations
 
 import importlib
 
+from cardjax import registry
+from cardjax.registry import make
+from cardjax.contract import api_test
 from cardjax.core import Agent, CheckedEnv, Env, auto_reset, checked, random_action
 
 __version__ = "0.1.0"
 
-# name -> "module:class"; a game is imported when first made.
-_REGISTRY = {
-    "gongzhu": "cardjax.games.gongzhu:Gongzhu",
-    "doudizhu": "cardjax.games.doudizhu:DouDizhu",
-    "mini_doudizhu": "cardjax.games.mini_doudizhu:MiniDouDizhu",
-    "tractor": "cardjax.games.tractor:Tractor",
-}
-GAMES = tuple(_REGISTRY)
+# the public subpackages, imported on first use (``cardjax.agents.get(...)`` after ``import cardjax``)
+_SUBPACKAGES = ("agents", "corpus", "eval", "games", "inference", "nets", "play", "registry",
+                "search", "spec", "table", "train")
 
 
-def make(name: str, checked: bool = False, **options) -> Env:
-    """The env of game ``name`` with its rule options, e.g. ``make("gongzhu", exposure=True)``.
-
-    ``checked=True`` returns the eager twin that raises on illegal actions (see ``checked``).
-    """
-    if name not in _REGISTRY:
-        raise ValueError(f"unknown game {name!r}; available: {', '.join(GAMES)}")
-    module, cls = _REGISTRY[name].split(":")
-    try:
-        env = getattr(importlib.import_module(module), cls)(**options)
-    except TypeError as e:  # an unknown option name
-        raise ValueError(f"bad options for {name!r}: {e}") from None
-    return globals()["checked"](env) if checked else env
+def __getattr__(name: str):
+    if name == "GAMES":  # the registered games, including any registered at run time
+        return registry.names()
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"cardjax.{name}")
+    raise AttributeError(f"module 'cardjax' has no attribute {name!r}")
 
 
-__all__ = ["make", "GAMES", "Agent", "Env", "CheckedEnv", "auto_reset", "checked", "random_action", "__version__"]
+__all__ = ["make", "GAMES", "Agent", "Env", "CheckedEnv", "api_test", "auto_reset", "checked",
+           "random_action", "registry", "__version__"]

@@ -42,6 +42,9 @@ class Env:
     """Base class of the games. Subclasses set the attributes below and implement ``_step``."""
 
     name: str = ""
+    # the rules' version: a change that makes recorded games or trained players mean something
+    # else (a new rule, a new action or observation layout) raises it; see cardjax.registry
+    version: str = "0"
     num_players: int = 0
     num_actions: int = 0
     teams: tuple[int, ...] = ()  # seat -> team id

@@ -24,7 +24,7 @@ final level reward times gamma per trick left, without the later tricks' points.
 the report's dynamic encoding (``static``: fixed places); ``--trick_facts true`` (default) appends
 the cards the seat has not seen, the seat holding the trick and the points on the table.
 ``--leads units`` makes a lead one decision among the seat's singles, pairs and tractors (no
-throws; ``cardjax.games.tractor_leads``); ``--consequences true`` shows each candidate who would
+throws; ``cardjax.games.tractor.leads``); ``--consequences true`` shows each candidate who would
 hold the trick after it (``--security true``: and whether the next seat may still take it);
 ``--counterfactual W`` trains the last seat's other cards on their exact trick points;
 ``--init_from rule`` lets the rule player make the actors' moves at first (docs/dmc.md has the
@@ -56,6 +56,7 @@ from cardjax import agents
 from cardjax.agents import dmc as dmc_agent
 from cardjax.cli import run_command
 from cardjax.eval import arena
+from cardjax.games.tractor import metrics as tractor_metrics
 from cardjax.train import dmc
 from cardjax.train.dmc import cli as dmc_cli
 
@@ -85,7 +86,7 @@ def make_evaluate(cfg: dmc.Config, params, deals: int, seed: int):
         for name, opp in opponents.items():
             r = arena.duplicate_match(env, me, opp, deals=deals, seed=seed,
                                       batch=min(deals, 64), progress=False, per_deal=True)
-            rate, se = arena.leveling_rate(r["per_game"])
+            rate, se = tractor_metrics.leveling_rate(r["per_game"])
             out[f"vs_{name}"] = {k: r[k] for k in (
                 "mean", "stderr", "games", "win_rate", "level_up_rate", "leveling_rate", "aapd",
                 "a_attack_points", "b_attack_points", "levels_a", "levels_b")}

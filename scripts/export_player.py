@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 
+import cardjax
 from cardjax.agents import pretrained
 from cardjax.cli import run_command
 
@@ -27,7 +28,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog=__doc__.split("\n\n", 1)[1])
     p.add_argument("--run", required=True, help="training run directory")
-    p.add_argument("--name", required=True, choices=sorted(pretrained.NAMES.values()))
+    p.add_argument("--name", required=True,
+                   help="the player's name, e.g. tractor-pretrained (an existing player of "
+                   "another game is refused)")
     p.add_argument("--command", required=True, help="the command that trained the run")
     p.add_argument("--device", required=True, help='what it trained on, e.g. "2-core CPU"')
     p.add_argument("--bids", default=None, metavar="strength=C",
@@ -51,12 +54,14 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
+    # a name the package ships for another game is refused
+    shipped = {n: g for g in cardjax.GAMES for n in pretrained.names(g)}
     try:
         meta = pretrained.export(args.run, args.name, args.command, args.device, args.bids,
                                  directory=args.directory)
     except ValueError as e:
         raise SystemExit(f"error: {e}") from None
-    expected = [g for g, n in pretrained.NAMES.items() if n == args.name][0]
+    expected = shipped.get(args.name, meta["game"])
     if meta["game"] != expected:
         for path in pretrained.paths(args.name, args.directory):
             os.remove(path)

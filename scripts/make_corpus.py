@@ -145,7 +145,7 @@ def _has_records(out: str) -> bool:
 
 def _records(files):
     """``(file, record)`` of every record of the files, in order, one at a time."""
-    from cardjax.games.doudizhu_record_text import iter_records
+    from cardjax.games.doudizhu.record_text import iter_records
 
     for name in files:
         try:
@@ -162,7 +162,7 @@ def _records(files):
 
 def from_records(args) -> dict:
     """The corpus of the games in Dou Dizhu record files (module docstring)."""
-    from cardjax.games import doudizhu_records
+    from cardjax.games.doudizhu import records as doudizhu_records
 
     if args.game not in (None, "doudizhu"):
         raise SystemExit("error: --records: records are Dou Dizhu games, not --game " + args.game)

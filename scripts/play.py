@@ -44,13 +44,17 @@ import numpy as np
 import cardjax
 from cardjax import agents, table  # noqa: F401  (agents: tests patch its baselines)
 from cardjax.cli import run_command
-from cardjax.games import tractor_cards as tc
-from cardjax.games import tractor_moves as tm
+from cardjax.games.doudizhu import table as doudizhu_table
+from cardjax.games.gongzhu import table as gongzhu_table
+from cardjax.games.mini_doudizhu import table as mini_table
+from cardjax.games.tractor import cards as tc
+from cardjax.games.tractor import table as tractor_table
+from cardjax.games.tractor import moves as tm
 from cardjax.table import IllegalMove, compiled_step  # noqa: F401  (compiled_step: for tests)
-from cardjax.table.base import STRONGEST
-from cardjax.table.players import is_baseline, load_player
+from cardjax.play import Game, default_opponent
+from cardjax.play.players import is_baseline, load_player
 from cardjax.table.text import grouped, listing, show, show_hand  # noqa: F401
-from cardjax.table.tractor import (  # noqa: F401  (the action ids: for tests)
+from cardjax.games.tractor.table import (  # noqa: F401  (the action ids: for tests)
     DECL_DJ, DECL_PAIR, DECL_SINGLE, DECL_XJ, DONE, PASS, decl_text, parse_decl,
 )
 
@@ -112,7 +116,7 @@ class Terminal:
         raise NotImplementedError
 
 
-class GongzhuTable(Terminal, table.GongzhuTable):
+class GongzhuTable(Terminal, gongzhu_table.GongzhuTable):
     """Gongzhu: a card a move, typed as people write it (``Q♠``, ``QS``, ``10h``)."""
 
     def person_move(self, state):
@@ -129,7 +133,7 @@ class GongzhuTable(Terminal, table.GongzhuTable):
                 self.say(refused(e))
 
 
-class DouDizhuTable(Terminal, table.DouDizhuTable):
+class DouDizhuTable(Terminal, doudizhu_table.DouDizhuTable):
     """Dou Dizhu (default env: no bidding, seat 0 is the landlord): one move string a turn."""
 
     def person_move(self, state):
@@ -152,11 +156,11 @@ class DouDizhuTable(Terminal, table.DouDizhuTable):
                 self.say(refused(e))
 
 
-class MiniTable(DouDizhuTable, table.MiniTable):
+class MiniTable(DouDizhuTable, mini_table.MiniTable):
     """Mini Dou Di Zhu: two seats, one move string a turn; seat 0 leads."""
 
 
-class TractorTable(Terminal, table.TractorTable):
+class TractorTable(Terminal, tractor_table.TractorTable):
     """Tractor: the person types the whole move (checked card by card against the legal mask
     on copies of the state, so a refused move leaves the game as it was), or a lead or burial
     in parts at ``more>``.  Declarations and overturns are asked only when the person has one
@@ -259,10 +263,10 @@ def play(args, input_fn: Callable = input, print_fn: Callable = print) -> dict |
     me, n = args.seat, env.num_players
     if not 0 <= me < n:
         raise SystemExit(f"error: --seat must be 0-{n - 1} in {args.game} ({n} seats), got {me}")
-    partner = args.partner or STRONGEST[args.game]
-    opponents = args.opponents or STRONGEST[args.game]
+    partner = args.partner or default_opponent(args.game)
+    opponents = args.opponents or default_opponent(args.game)
     tab = TABLES[args.game](env, me, input_fn, print_fn, compiled_step(env))
-    game = table.Game(env, tab, {}, args.seed)
+    game = Game(env, tab, {}, args.seed)
     seats = tab.seating(game.state, partner, opponents)
     try:
         game.players.update({s: load_player(env, spec) for s, spec in seats.items()})

@@ -5,7 +5,7 @@ rule player's.
     python scripts/tractor_diagnostics.py runs/shengji --deals 64 --json diag.json
 
 PLAYER is a training run directory (``experiments/shengji.py --out``) or a baseline (``rule``,
-``random``).  First its play against random (:func:`cardjax.eval.tractor_diagnostics.play_stats`):
+``random``).  First its play against random (:func:`cardjax.games.tractor.diagnostics.play_stats`):
 cards per lead, the share of leads that are failed throws, and, as the last seat to follow a
 one-card lead where its card changes the points its team takes in the trick, how often it takes
 the most and its mean shortfall in points.  Then (unless ``--no-mix``) the leveling rate against
@@ -26,7 +26,8 @@ import cardjax
 from cardjax import agents
 from cardjax.cli import positive_int, run_command
 from cardjax.eval import arena
-from cardjax.eval.tractor_diagnostics import follow_mix, phase_mix, play_stats
+from cardjax.games.tractor import metrics as tractor_metrics
+from cardjax.games.tractor.diagnostics import follow_mix, phase_mix, play_stats
 
 
 def main(argv=None) -> dict:
@@ -65,7 +66,7 @@ def main(argv=None) -> dict:
             r = arena.duplicate_match(env, a, rnd, deals=args.deals, seed=args.seed,
                                       batch=args.batch, progress=not args.no_progress,
                                       per_deal=True)
-            rate, se = arena.leveling_rate(r["per_game"])
+            rate, se = tractor_metrics.leveling_rate(r["per_game"])
             mixes.append({"player": a.name, "leveling_rate": rate, "stderr": se,
                           "aapd": r["aapd"]})
             print(f"  {a.name:<44} {rate:.3f} +- {se:.3f}   AAPD {r['aapd']:+.1f}", flush=True)

@@ -16,7 +16,7 @@ and with the correct opponent model; information-set expectimax) plays one game 
 shuffling.  The players are deterministic, so the win rates are exact fractions: no sampling,
 no error bars.  The same matrix is then played with the plain tie-break (eps = 0: the lowest
 action id among the moves of best value) to show what the paper's equation (1) does.  The
-players and every tie-break: ``cardjax/agents/mini_doudizhu_exact.py``.
+players and every tie-break: ``cardjax/games/mini_doudizhu/exact.py``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import time
 
 import numpy as np
 
-from cardjax.agents import mini_doudizhu_exact as mx
+from cardjax.games.mini_doudizhu import exact as mx
 from cardjax.cli import positive_int
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

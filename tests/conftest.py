@@ -1,5 +1,10 @@
 """Shared fixtures: compiled functions are built once per session and reused by every test.
 
+The tests are in three folders, each a marker CI can select on (``pytest -m unit``):
+``unit/`` (one module or game each: rules, players, search, networks), ``integration/`` (the
+trainers, commands, multi-process runs, the web API, the toy game through everything) and
+``docs/`` (the README's and docs' commands, the notebook, the page in a browser).
+
 JAX compile time dominates the suite, so every test that needs a jitted ``step``, a random
 playout or ``sample_hidden`` takes it from :func:`compiled` (one object per game and option set).
 Batches are small: the tests check rules, not throughput.
@@ -49,6 +54,17 @@ def pytest_configure(config):
     first import, and two workers doing it at once on a fresh install collide."""
     if not hasattr(config, "workerinput") and importlib.util.find_spec("rlcard") is not None:
         importlib.import_module("rlcard.games.doudizhu")
+
+
+FOLDERS = ("unit", "integration", "docs")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark each test with its folder's name (``-m unit``, ``-m "not docs"``)."""
+    for item in items:
+        folder = pathlib.Path(str(item.fspath)).parent.name
+        if folder in FOLDERS:
+            item.add_marker(getattr(pytest.mark, folder))
 
 
 # Batch size of the vmapped playouts (kept fixed so that one compile serves every test).

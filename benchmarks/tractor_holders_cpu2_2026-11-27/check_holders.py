@@ -1,5 +1,6 @@
 import time, jax, jax.numpy as jnp, numpy as np, cardjax
-from cardjax.games import tractor, tractor_moves as tm
+from cardjax.games.tractor import env as tractor
+from cardjax.games.tractor import moves as tm
 env = cardjax.make("tractor")
 def old(state):
     seat = state.current_player

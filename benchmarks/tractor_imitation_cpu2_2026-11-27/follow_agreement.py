@@ -1,7 +1,7 @@
 """Follow agreement: at the player's follows (seats 0, 2 vs the rule player), how often its card is the rule player's."""
 import sys, json
 import jax, jax.numpy as jnp, numpy as np, cardjax, cardjax.agents
-from cardjax.games import tractor
+from cardjax.games.tractor import env as tractor
 env = cardjax.make("tractor")
 me = cardjax.agents.load(env, sys.argv[1])
 rule = cardjax.agents.get(env, "rule")

@@ -1,7 +1,7 @@
 """Follows of multi-card leads in 32 hands of the rule player in all seats: how many cards, and how many with a choice
 (single-lead follows; the first and the later cards of the follows of pair, tractor and throw leads)."""
 import jax, jax.numpy as jnp, numpy as np, cardjax, cardjax.agents
-from cardjax.games import tractor
+from cardjax.games.tractor import env as tractor
 env = cardjax.make("tractor")
 rule = cardjax.agents.get(env, "rule")
 B = 32

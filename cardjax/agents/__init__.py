@@ -6,32 +6,35 @@ and public fields); players that need the other hands sample them with ``env.sam
 
 from __future__ import annotations
 
-import importlib
-
 from cardjax.core import Agent
 
 
-# (game, name) -> "module:factory"; a factory takes the env and returns an Agent.
-_BASELINES = {
-    ("*", "random"): "cardjax.agents.random:make",
-    ("gongzhu", "if"): "cardjax.agents.gongzhu_if:make",
-    ("gongzhu", "greed"): "cardjax.agents.gongzhu_greed:make",
-    ("doudizhu", "rule"): "cardjax.agents.doudizhu_rule:make",
-    ("doudizhu", "bidder"): "cardjax.agents.doudizhu_bidder:make",
-    ("tractor", "rule"): "cardjax.agents.tractor_rule:make",
-    ("*", "cheat_uct"): "cardjax.agents.search:make_cheat_uct",
-    ("*", "det_uct"): "cardjax.agents.search:make_det_uct",
-    ("*", "ismcts"): "cardjax.agents.search:make_ismcts",
-    ("*", "pimc"): "cardjax.agents.pimc:make",
-    ("gongzhu", "scrofazero-pretrained"): "cardjax.agents.pretrained:scrofazero",
-    ("doudizhu", "doudizhu-pretrained"): "cardjax.agents.pretrained:doudizhu",
-    ("tractor", "tractor-pretrained"): "cardjax.agents.pretrained:tractor",
+# the players of every game: name -> "module:factory" (a factory takes the env and returns an
+# Agent); each game's own players are on its card (cardjax.spec.GameSpec.players), and the
+# pretrained players shipped for it are found by the game their description names
+EVERY_GAME = {
+    "random": "cardjax.agents.random:make",
+    "cheat_uct": "cardjax.agents.search:make_cheat_uct",
+    "det_uct": "cardjax.agents.search:make_det_uct",
+    "ismcts": "cardjax.agents.search:make_ismcts",
+    "pimc": "cardjax.agents.pimc:make",
 }
+
+
+def _factories(game: str) -> dict:
+    """name -> factory (or its ``"module:factory"``) of every player of ``game``."""
+    from cardjax import registry
+    from cardjax.agents import pretrained
+
+    found = dict(EVERY_GAME)
+    found.update(registry.spec(game).players)
+    found.update({name: pretrained.factory(name) for name in pretrained.names(game)})
+    return found
 
 
 def baselines(game: str) -> list[str]:
     """Names of the baseline players available for ``game``."""
-    return sorted({n for g, n in _BASELINES if g in (game, "*")})
+    return sorted(_factories(game))
 
 
 def load(env, spec: str, **options) -> Agent:
@@ -51,18 +54,15 @@ def load(env, spec: str, **options) -> Agent:
         if not os.path.isdir(spec):
             raise ValueError(f"{spec!r} is neither a baseline of {env.name} "
                              f"({', '.join(baselines(env.name))}) nor a run directory")
-        from cardjax.agents import deeprocket, dmc, doudizhu_bidder, pretrained, scrofazero
+        from cardjax.agents import deeprocket, dmc, pretrained, scrofazero
 
         exported = pretrained.exported_name(spec)
         if exported is not None:  # written by scripts/export_player.py --directory
             return pretrained.load(env, exported, directory=spec, **options)
         if dmc.is_run(spec):  # a run of cardjax.train.dmc (its config says so)
-            player = dmc.load(env, spec, **options)
-            if dmc.saved_config(spec).get("bidding", False):
-                return player  # it learned to bid
-            return doudizhu_bidder.with_rule_bids(env, player)
+            return complete(env, dmc.load(env, spec, **options), {"config": dmc.saved_config(spec)})
         if deeprocket.is_run(spec):
-            return doudizhu_bidder.with_rule_bids(env, deeprocket.load(env, spec, **options))
+            return complete(env, deeprocket.load(env, spec, **options))
         return scrofazero.load(env, spec, **options)
     name, settings = parse_spec(spec)
     return get(env, name, **settings)
@@ -80,8 +80,6 @@ def load_value(env, path: str):
     if dmc.is_run(path):
         params, cfg = dmc.load_params(path)
         return dmc.value_from_params(env, params, cfg), params
-    if env.name != "gongzhu":
-        raise ValueError(f"value: {path!r} is not a DMC run (a ScrofaZero run values Gongzhu only)")
     params, cfg = scrofazero.load_params(path)
     return scrofazero.value_from_params(env, cfg), params
 
@@ -89,26 +87,36 @@ def load_value(env, path: str):
 def get(env, name: str, **options) -> Agent:
     """The player called ``name`` for ``env``'s game (e.g. ``get(env, "greed")``), with its
     settings as keyword options where it has any (``get(env, "ismcts", iterations=2000)``)."""
-    spec = _BASELINES.get((env.name, name)) or _BASELINES.get(("*", name))
-    if spec is None:
+    factories = _factories(env.name)
+    if name not in factories:
         raise ValueError(
-            f"unknown agent {name!r} for {env.name}; baselines: {', '.join(baselines(env.name))}"
+            f"unknown agent {name!r} for {env.name}; baselines: {', '.join(sorted(factories))}"
         )
-    module, factory = spec.split(":")
-    make = getattr(importlib.import_module(module), factory)
-    if options and name not in SEARCH + WITH_SETTINGS:
-        raise ValueError(f"{name!r} takes no settings; got {', '.join(sorted(options))}")
+    from cardjax.spec import resolve
+
+    make = resolve(factories[name])
     import inspect
 
     params = inspect.signature(make).parameters
+    if options and len(params) == 1:
+        raise ValueError(f"{name!r} takes no settings; got {', '.join(sorted(options))}")
     unknown = sorted(set(options) - set(params))
     if unknown and not any(p.kind is p.VAR_KEYWORD for p in params.values()):
         raise ValueError(f"{name!r} has no setting {', '.join(map(repr, unknown))}")
     return make(env, **options)
 
 
-SEARCH = ("cheat_uct", "det_uct", "ismcts", "pimc")  # players with settings
-WITH_SETTINGS = ("bidder", "scrofazero-pretrained", "tractor-pretrained")  # others with settings
+def complete(env, player: Agent, meta: dict | None = None) -> Agent:
+    """A trained card player made whole for ``env``'s options by its game's card
+    (:attr:`cardjax.spec.GameSpec.complete_player`; Dou Dizhu: bids at a table with an auction)."""
+    from cardjax import registry
+    from cardjax.spec import resolve
+
+    hook = resolve(registry.spec(env.name).complete_player)
+    return player if hook is None else hook(env, player, meta or {})
+
+
+SEARCH = ("cheat_uct", "det_uct", "ismcts", "pimc")  # the search players (not a playout policy)
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:

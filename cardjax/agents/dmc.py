@@ -31,6 +31,7 @@ import jax.numpy as jnp
 from cardjax.core import Agent
 from cardjax.train.checkpoint import Checkpoints, find_run
 from cardjax.train.dmc import acting
+from cardjax.train.dmc import adapter
 from cardjax.train.dmc.adapter import make_game
 from cardjax.train.dmc.config import Config
 from cardjax.train.dmc.network import make_net, make_optimizer
@@ -40,7 +41,6 @@ from cardjax.train.dmc.state import init_state
 # has no use for them.
 ARENA_OPTIONS = {"worlds", "sampling", "iec", "b"}
 # the players' default names
-NAMES = {"doudizhu": "douzero", "gongzhu": "gongzhu_dmc", "tractor": "shengji"}
 
 
 def saved_config(path: str, iteration: int | None = None) -> dict:
@@ -86,7 +86,7 @@ def agent_from_params(env, params, cfg: Config, name: str | None = None,
         cfg = dataclasses.replace(cfg, advice_bonus=float(advice_bonus))
     game = make_game(cfg, env)
     net = make_net(cfg, game)
-    name = name or NAMES[cfg.game]
+    name = name or adapter.get(cfg.game).player
     k = cfg.k if k is None else int(k)
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")

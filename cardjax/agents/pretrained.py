@@ -4,6 +4,8 @@
     cardjax.agents.get(env, "doudizhu-pretrained")    # Dou Dizhu (it bids too, with bidding=True)
     cardjax.agents.get(env, "tractor-pretrained")     # Tractor
 
+A game's pretrained players are the files here whose description names that game.
+
 Each is two files in ``cardjax/agents/pretrained/``: ``NAME.msgpack``, the networks' parameters,
 and ``NAME.json``: the trainer that made them, its config, the command that trained them, the
 device, and (Dou Dizhu) the bid module it uses at a table with an auction.  ``scripts/
@@ -20,12 +22,23 @@ import jax
 import numpy as np
 from flax import serialization
 
+from cardjax import registry
 from cardjax.core import Agent
 from cardjax.train.checkpoint import Checkpoints, find_run
 
 DIRECTORY = os.path.join(os.path.dirname(__file__), "pretrained")
-NAMES = {"gongzhu": "scrofazero-pretrained", "doudizhu": "doudizhu-pretrained",
-         "tractor": "tractor-pretrained"}
+_NAMES: dict[str, tuple[str, ...]] = {}
+
+
+def names(game: str, directory: str = DIRECTORY) -> tuple[str, ...]:
+    """The pretrained players shipped for ``game`` (read once from their descriptions)."""
+    if directory not in _NAMES:
+        found = []
+        for file in sorted(os.listdir(directory)) if os.path.isdir(directory) else []:
+            if file.endswith(".json") and os.path.isfile(paths(file[:-5], directory)[1]):
+                found.append((file[:-5], info(file[:-5], directory).get("game")))
+        _NAMES[directory] = tuple(found)
+    return tuple(name for name, of in _NAMES[directory] if of == game)
 
 
 def paths(name: str, directory: str = DIRECTORY) -> tuple[str, str]:
@@ -65,11 +78,15 @@ def export(run: str, name: str, command: str, device: str, bids: dict | None = N
     trainer = "dmc" if config.get("algorithm") == "dmc" else "scrofazero"
     params, _ = (dmc if trainer == "dmc" else scrofazero).load_params(run)
     leaves = jax.tree_util.tree_leaves(params)
-    meta = {"name": name, "trainer": trainer, "game": config.get("game", "gongzhu"),
+    from cardjax.train import alphazero
+
+    game = config.get("game", alphazero.GAME)  # ScrofaZero's config names no game: its one
+    meta = {"name": name, "trainer": trainer, "game": game, "rules": registry.rules(game),
             "config": config, "command": command, "device": device,
             "date": datetime.date.today().isoformat(),
             "parameters": int(sum(np.size(x) for x in leaves)), "bids": bids}
     os.makedirs(directory, exist_ok=True)
+    _NAMES.pop(directory, None)
     meta_path, params_path = paths(name, directory)
     _write(params_path, serialization.msgpack_serialize(jax.device_get(params)))
     _write(meta_path, (json.dumps(meta, indent=1, default=str) + "\n").encode())
@@ -94,6 +111,7 @@ def load(env, name: str, directory: str = DIRECTORY, **options) -> Agent:
     """The pretrained player ``name`` for ``env`` (``options``: the trainer's play options, e.g.
     ScrofaZero's ``worlds``)."""
     meta = info(name, directory)
+    registry.check_version(meta.get("rules", meta["game"]), f"the player {name!r}")
     if meta["game"] != env.name:
         raise ValueError(f"{name!r} plays {meta['game']}, not {env.name}")
     _, params_path = paths(name, directory)
@@ -119,27 +137,15 @@ def load(env, name: str, directory: str = DIRECTORY, **options) -> Agent:
                                               name=name, **options)
     else:
         raise ValueError(f"{name!r}: unknown trainer {meta['trainer']!r}")
-    if env.name == "doudizhu" and getattr(env, "bidding", False):
-        from cardjax.agents import doudizhu_bidder
+    from cardjax import agents
 
-        bids = meta.get("bids") or {}
-        if "strength" in bids:
-            return doudizhu_bidder.compose(
-                player, doudizhu_bidder.strength_bid(float(bids["strength"])), name=name)
-        return doudizhu_bidder.with_rule_bids(env, player)
-    return player
+    return agents.complete(env, player, {**meta, "name": name})
 
 
-def scrofazero(env, **options) -> Agent:
-    """``scrofazero-pretrained``: the shipped Gongzhu player."""
-    return load(env, NAMES["gongzhu"], **options)
+def factory(name: str):
+    """The factory of the shipped player ``name`` (``agents.get(env, "tractor-pretrained")``)."""
 
+    def make(env, **options) -> Agent:
+        return load(env, name, **options)
 
-def doudizhu(env, **options) -> Agent:
-    """``doudizhu-pretrained``: the shipped Dou Dizhu player."""
-    return load(env, NAMES["doudizhu"], **options)
-
-
-def tractor(env, **options) -> Agent:
-    """``tractor-pretrained``: the shipped Tractor player."""
-    return load(env, NAMES["tractor"], **options)
+    return make

@@ -3,7 +3,7 @@
 ``load(env, path, **options)`` restores the newest (or a chosen) checkpoint's network and
 returns an :class:`~cardjax.core.Agent` that plays under hidden information (:func:`make_agent`):
 the generic :func:`cardjax.search.hidden_info.decide` with ScrofaZero's Gongzhu plug-ins from
-:mod:`cardjax.agents.scrofazero_worlds` -- sampled worlds (stratified or uniform), optional IEC
+:mod:`cardjax.games.gongzhu.worlds` -- sampled worlds (stratified or uniform), optional IEC
 weights -- and MCTS with ``b + k x legal`` simulations in each world (paper: b = 10, k = 2).
 """
 
@@ -13,7 +13,7 @@ from typing import Callable
 
 import jax
 
-from cardjax.agents import scrofazero_worlds as szw
+from cardjax.games.gongzhu import worlds as szw
 from cardjax.search import hidden_info
 from cardjax.train import alphazero
 from cardjax.train.checkpoint import Checkpoints, find_run
@@ -84,18 +84,23 @@ def agent_from_params(env, params, cfg: alphazero.Config, name: str = "scrofazer
     return make_agent(env, net.apply, params, target_beta=cfg.target_beta, name=name, **opts)
 
 
+def _check_game(env) -> None:
+    if env.name != alphazero.GAME:
+        raise ValueError(f"a ScrofaZero checkpoint plays {alphazero.GAME}, not {env.name}")
+
+
 def value_from_params(env, cfg: alphazero.Config):
     """The network's value as a search's leaf value: ``value_fn(params, state) -> float[2]``
     (points for the team to act, the negative for the other)."""
     from cardjax.nets.policy_value import oracle_value_fn
 
+    _check_game(env)
     net = alphazero.make_net(cfg)
     return lambda params, state: oracle_value_fn(env, net.apply, params)(state)
 
 
 def load(env, path: str, iteration: int | None = None, name: str | None = None, **options):
     """The ScrofaZero player of the run at ``path`` (a run directory or its ``checkpoints``)."""
-    if env.name != "gongzhu":
-        raise ValueError(f"a ScrofaZero checkpoint plays Gongzhu, not {env.name}")
+    _check_game(env)
     params, cfg = load_params(path, iteration)
     return agent_from_params(env, params, cfg, name=name or "scrofazero", **options)

@@ -9,7 +9,8 @@ playout="rule")``.  ``playout`` names a baseline that plays the simulations (def
 (its greedy player plays the simulations), and ``value=RUN_DIR`` evaluates the new node with a
 trained network instead of a playout (a DMC run: its best Q; a ScrofaZero run: its value).  Defaults follow
 the paper for the Dou Dizhu family (wins, ``k = 1``, 40 x 250 and 10,000 iterations, reduced
-where a game is slow: see :data:`DEFAULTS`); Gongzhu and Tractor search on points / levels.
+where a game is slow); a game's card may set others (``GameSpec.search``: Gongzhu and Tractor
+search on points / levels).
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from cardjax.cli import boolean
 from cardjax.core import Agent
 from cardjax.search import move_groups, uct
 
-# Per game: the utility searched and its exploration constant (a scale in that utility).
-DEFAULTS = {
-    "gongzhu": dict(utility="score", k=30.0),  # points; ScrofaZero's c = 30 on the same scale
-    "tractor": dict(utility="score", k=1.0),  # levels gained per hand
-}
-_PAPER = dict(utility="win", k=1.0)
+_PAPER = dict(utility="win", k=1.0)  # the utility searched and its exploration constant
+
+
+def defaults(env) -> dict:
+    """The search settings of ``env``'s game: its card's (``GameSpec.search``) or the paper's."""
+    from cardjax import registry
+
+    return dict(registry.spec(env.name).search or _PAPER)
 
 
 def _flag(value, name: str) -> bool:
@@ -38,7 +41,7 @@ def _flag(value, name: str) -> bool:
 
 
 def _config(env, kind: str, options: dict) -> tuple[uct.Config, str, str | None, bool]:
-    opts = dict(DEFAULTS.get(env.name, _PAPER))
+    opts = defaults(env)
     opts.update(options)
     playout = opts.pop("playout", "random")
     value = opts.pop("value", None)

@@ -89,10 +89,10 @@ def state_fields(env) -> list[dict]:
 
 def open_with_env(directory: str):
     """``(corpus, env)``: a corpus opened with the env of its game and options (the manifest's)."""
-    import cardjax
+    from cardjax import registry
 
     m = read_manifest(directory)
-    env = cardjax.make(m["game"], **m.get("options", {}))
+    env = registry.make(m["game"], **m.get("options", {}))
     return Corpus(directory, env), env
 
 
@@ -133,7 +133,8 @@ class CorpusWriter:
                 raise CorpusError(f"{directory}: no corpus to resume ({MANIFEST} missing)")
             os.makedirs(directory, exist_ok=True)
             self.manifest = {
-                "format": FORMAT, "version": VERSION, "game": env.name, "env": repr(env),
+                "format": FORMAT, "version": VERSION, "game": env.name,
+                "rules": f"{env.name}@{env.version}", "env": repr(env),
                 "options": env.options, "num_players": env.num_players,
                 "num_actions": env.num_actions, "max_steps": env.max_steps,
                 "state_fields": self.fields, "settings": settings, "chunk_games": chunk_games,
@@ -209,6 +210,13 @@ def read_manifest(directory: str) -> dict:
     for key in ("game", "env", "state_fields", "shards", "max_steps", "num_players"):
         if key not in m:
             raise CorpusError(f"{path}: the manifest has no {key!r}")
+    if "rules" in m:  # corpora made before the rules' versions hold none
+        from cardjax import registry
+
+        try:
+            registry.check_version(m["rules"], f"the corpus in {os.path.dirname(path)}")
+        except ValueError as e:
+            raise CorpusError(str(e)) from None
     return m
 
 

@@ -2,27 +2,11 @@
 
 Every deal is played several times with the sides swapped, so luck of the deal cancels: each game
 of a deal has its own initial state and its own set of seats held by agent A (B holds the others).
-How a game builds those games is its *duplicate scheme* (:data:`SCHEMES`):
-
-- Gongzhu and Mini Dou Di Zhu (:func:`seat_rotation`): the deal as dealt and again with every hand
-  (and the first lead) moved one seat on; A sits at team 0's seats in both, so each side holds
-  each hand (Mini Dou Di Zhu: A leads in the first game, B in the second).
-- Dou Dizhu (:func:`role_swap`): the same deal (three hands and the bottom) twice; in the first
-  game A is the landlord and B plays both peasants, in the second B is the landlord and A plays
-  both peasants.
-- Dou Dizhu with bidding (:func:`seat_subsets`): the same deal (hands, bottom, the seat that
-  opens the auction) six times, A at every non-empty proper subset of the three seats ({0}, {1},
-  {2}, {0, 1}, {0, 2}, {1, 2}) and B at the others.  Each seat is A's in three games and B's in
-  three, and each game has its mirror (the seats swapped), so the luck of the cards and of the
-  auction cancels: two identical deterministic players score exactly 0.  A deal that everyone
-  passes is void (rewards 0).
-- Tractor (:func:`team_swap`): the same initial state (deal order, level, dealer) twice; A plays
-  seats {0, 2} in the first game and {1, 3} in the second.  Every seat receives the same cards in
-  the same order in both games and the dealer seat is the same, so each side holds each pair of
-  hands once and, with a dealer fixed by the deal (``dealer="random"``, the default, or a seat),
-  attacks once and defends once with the same cards.  The trump can differ between the two games:
-  the players declare it during the deal.  (With ``dealer="declarer"`` the declarations decide
-  the dealer and the roles need not swap; the metrics still use the roles actually played.)
+How a game builds those games is its *duplicate scheme* (:class:`cardjax.duplicate.Scheme`),
+which its card names (``GameSpec.scheme``): Gongzhu and Mini Dou Di Zhu rotate the hands one
+seat on, Dou Dizhu swaps the landlord (with bidding: A at every proper subset of the seats),
+Tractor swaps the teams on the same hand.  The schemes are documented where they live
+(``cardjax/duplicate.py`` and each game's ``metrics.py``).
 
 A game's score is A's side total (:class:`Scheme` ``side``): the reward of A's team in Gongzhu
 (teammates share it), the sum over A's seats in Dou Dizhu (landlord ``+-2m``, both peasants
@@ -44,7 +28,9 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from cardjax import programs
+from cardjax import registry
 from cardjax.core import Agent
+from cardjax.duplicate import Scheme
 from cardjax.gate import either
 
 
@@ -56,210 +42,9 @@ class Duplicates(NamedTuple):
     games: int  # games per deal
 
 
-class Scheme(NamedTuple):
-    """How one game turns a deal into duplicate games and scores them.
-
-    ``build(env, first) -> (states, a_seats)``: lists (one entry per game) of batched initial
-    states and bool[n, num_players] seat masks, from the batch ``first`` of ``env.init`` deals.
-    ``side``: ``"team"`` (A's score is the reward of any one of its seats: teammates share the team
-    reward) or ``"sum"`` (the sum of the rewards of A's seats).
-    ``summary(env, scores, a, b, **outcome) -> dict``: extra result keys from A's scores
-    float[games, deals] (and the ``outcome`` arrays, when the scheme has one).
-    """
-
-    build: Callable
-    side: str
-    summary: Callable
-    # optional: ``outcome(env, final_states, a_seats) -> dict of arrays [B]`` computed in the
-    # compiled play from the finished games; its entries reach ``summary`` as keyword arguments
-    # (arrays [games, deals]).  Schemes without one get ``summary(env, scores, a, b)``.
-    outcome: Callable | None = None
-
-
-def seat_rotation(env, first):
-    """The deal as dealt and with every hand and the first lead one seat on (``env.rotate``);
-    A holds team 0's seats in both games."""
-    a = jnp.asarray(np.asarray(env.teams) == 0)
-    seats = jnp.broadcast_to(a, (first.terminated.shape[0], env.num_players))
-    rotated = jax.vmap(partial(env.rotate, shift=1))(first)
-    return [first, rotated], [seats, seats]
-
-
-def role_swap(env, first):
-    """The same deal twice: A is the landlord in the first game, B in the second."""
-    if getattr(env, "bidding", False):
-        raise ValueError("role_swap swaps fixed roles; with bidding the arena uses seat_subsets")
-    landlord = first.landlord[:, None] == jnp.arange(env.num_players)
-    return [first, first], [landlord, ~landlord]
-
-
-SUBSETS = ((1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 0), (1, 0, 1), (0, 1, 1))  # game g mirrors 5 - g
-
-
-def seat_subsets(env, first):
-    """The same deal six times, A at each non-empty proper subset of the seats (:data:`SUBSETS`)."""
-    n = first.terminated.shape[0]
-    seats = [jnp.broadcast_to(jnp.asarray(m, bool), (n, env.num_players)) for m in SUBSETS]
-    return [first] * len(SUBSETS), seats
-
-
-def _bidding_outcome(env, states, a_seats):
-    """Per finished game: whether the deal was void (everyone passed) and whether A's player held
-    the landlord seat."""
-    rows = jnp.arange(a_seats.shape[0])
-    void = states.landlord < 0
-    return {"void": void, "a_landlord": a_seats[rows, jnp.maximum(states.landlord, 0)] & ~void}
-
-
-def _bidding_summary(env, scores, a, b, void, a_landlord):
-    # scores, void, ...: [6 games, deals]; games 0-2 give A one seat, 3-5 two seats.  The sign of
-    # A's score is the landlord's result when A holds the landlord seat (its other seat, if any, is
-    # a peasant losing half as much), and the peasants' otherwise.
-    played = ~void
-    b_landlord = played & ~a_landlord
-    landlord_won = played & ((scores > 0) == a_landlord)
-
-    def rate(hit, of):
-        return float(hit[of].mean()) if of.any() else None
-
-    def se(hit, of):  # binomial over the games counted (a deal's six games are not independent)
-        n = int(of.sum())
-        if n < 2:
-            return None
-        p = float(hit[of].mean())
-        return float(np.sqrt(p * (1 - p) / n))
-
-    return {
-        "adp_a": float(scores.mean()),
-        "adp_a_one_seat": float(scores[:3].mean()),
-        "adp_a_two_seats": float(scores[3:].mean()),
-        "void_rate": float(void.mean()),
-        # the landlord seat's holder: 0.5 for two identical players (each seat is A's in half)
-        "landlord_share_a": rate(a_landlord, played),
-        "wp_a_landlord": rate(landlord_won, a_landlord),
-        "wp_b_landlord": rate(landlord_won, b_landlord),
-        "landlord_share_a_stderr": se(a_landlord, played),
-        "wp_a_landlord_stderr": se(landlord_won, a_landlord),
-        "wp_b_landlord_stderr": se(landlord_won, b_landlord),
-    }
-
-
-def _gongzhu_summary(env, scores, a, b):
-    return {"wpg": float(scores.mean())} if b.name == "greed" else {}
-
-
-def _doudizhu_summary(env, scores, a, b):
-    # scores[0]: A landlord; scores[1]: A's two peasants against B's landlord.
-    return {
-        "wp_a_landlord": float(np.mean(scores[0] > 0)),
-        "wp_b_landlord": float(np.mean(scores[1] < 0)),
-        "adp_a": float(scores.mean()),
-        "adp_a_landlord": float(scores[0].mean()),
-        "adp_a_peasants": float(scores[1].mean()),
-    }
-
-
-def _mini_summary(env, scores, a, b):
-    # scores[0]: A leads; scores[1]: B leads (with A's first-game hand).
-    return {
-        "wp_a": float(np.mean(scores > 0)),
-        "wp_a_first": float(np.mean(scores[0] > 0)),
-        "wp_b_first": float(np.mean(scores[1] < 0)),
-    }
-
-
-def team_swap(env, first):
-    """Tractor: the same deal, level and dealer twice; A at seats {0, 2}, then at {1, 3}."""
-    n = first.terminated.shape[0]
-    even = jnp.broadcast_to(jnp.arange(env.num_players) % 2 == 0, (n, env.num_players))
-    return [first, first], [even, ~even]
-
-
-def _tractor_outcome(env, states, a_seats):
-    """Per finished hand: whether A's team attacked, and the attackers' final score (tricks +
-    kitty bonus + throw penalties, at least 0: the figure the level table reads)."""
-    rows = jnp.arange(a_seats.shape[0])
-    attacker_seat = (states.dealer + 1) % env.num_players
-    score = jnp.maximum(states.attacker_points + states.kitty_bonus + states.penalty, 0)
-    return {"a_attacks": a_seats[rows, attacker_seat], "attack_score": score.astype(jnp.int32)}
-
-
-def tractor_metrics(scores, a_attacks, attack_score) -> dict:
-    """Tractor match figures (rules file; ShengJi+ report 4.6) from per-hand arrays of one shape:
-    ``scores`` A's level reward (levels A's team gained, or minus those B's team gained),
-    ``a_attacks`` whether A's team attacked, ``attack_score`` the attackers' final points.
-
-    - ``win_rate``: share of hands A's team won (the attackers win with at least 80 points, else
-      the defenders): the report's win rate;
-    - ``level_up_rate``: share of hands in which A's team gained levels (attackers with 80..115
-      win the hand but gain none);
-    - ``leveling_rate``: levels gained by A / levels gained by both (nan if none);
-    - ``aapd``: A's mean attacking score minus B's mean attacking score (``a_attack_points``,
-      ``b_attack_points``; nan where a side never attacked);
-    - ``levels_a``, ``levels_b``: levels gained in all.
-    """
-    scores = np.asarray(scores, np.float64).ravel()
-    att = np.asarray(a_attacks, bool).ravel()
-    pts = np.asarray(attack_score, np.float64).ravel()
-    if not scores.shape == att.shape == pts.shape:
-        raise ValueError("scores, a_attacks and attack_score must have one shape")
-    won = np.where(att, pts >= 80, pts < 80)
-    up_a = np.maximum(scores, 0).sum()
-    up_b = np.maximum(-scores, 0).sum()
-    total = up_a + up_b
-    a_pts = float(pts[att].mean()) if att.any() else float("nan")
-    b_pts = float(pts[~att].mean()) if (~att).any() else float("nan")
-    return {
-        "win_rate": float(won.mean()),
-        "level_up_rate": float(np.mean(scores > 0)),
-        "leveling_rate": float(up_a / total) if total > 0 else float("nan"),
-        "aapd": a_pts - b_pts,
-        "a_attack_points": a_pts,
-        "b_attack_points": b_pts,
-        "levels_a": float(up_a),
-        "levels_b": float(up_b),
-    }
-
-
-def leveling_rate(per_game) -> tuple[float, float]:
-    """Leveling rate (A's levels / both teams' levels) of A's level rewards ``per_game``
-    [games][deals] and its standard error over deals (ratio estimator)."""
-    s = np.asarray(per_game, np.float64)
-    a = np.maximum(s, 0).sum(axis=0)
-    t = np.abs(s).sum(axis=0)
-    n = a.shape[0]
-    if t.sum() == 0:
-        return float("nan"), float("nan")
-    rate = a.sum() / t.sum()
-    if n < 2:
-        return float(rate), float("nan")
-    se = np.sqrt(np.sum((a - rate * t) ** 2) / (n * (n - 1))) / t.mean()
-    return float(rate), float(se)
-
-
-def _tractor_summary(env, scores, a, b, a_attacks, attack_score):
-    return tractor_metrics(scores, a_attacks, attack_score)
-
-
-SCHEMES: dict[str, Scheme] = {
-    "gongzhu": Scheme(seat_rotation, "team", _gongzhu_summary),
-    "mini_doudizhu": Scheme(seat_rotation, "sum", _mini_summary),
-    "doudizhu": Scheme(role_swap, "sum", _doudizhu_summary),
-    "tractor": Scheme(team_swap, "team", _tractor_summary, _tractor_outcome),
-}
-
-
-BIDDING = Scheme(seat_subsets, "sum", _bidding_summary, _bidding_outcome)
-
-
 def scheme(env) -> Scheme:
-    if env.name == "doudizhu" and getattr(env, "bidding", False):
-        return BIDDING
-    try:
-        return SCHEMES[env.name]
-    except KeyError:
-        raise ValueError(f"no duplicate scheme for {env.name!r}; games with one: "
-                         f"{', '.join(SCHEMES)}") from None
+    """The duplicate scheme of ``env``'s game (its card's)."""
+    return registry.spec(env.name).duplicate_scheme(env)
 
 
 def duplicate_states(env, keys) -> Duplicates:

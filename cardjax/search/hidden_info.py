@@ -10,7 +10,7 @@ perfect-information MCTS of :mod:`cardjax.search.mcts` in every world with the s
 (jit/vmap-able); ``W`` and the search sizes are static.
 
 Game-specific samplers and weights plug in from outside ``search/`` (ScrofaZero's Gongzhu
-player: stratified worlds and IEC weights, :mod:`cardjax.agents.scrofazero_worlds`); the
+player: stratified worlds and IEC weights, :mod:`cardjax.games.gongzhu.worlds`); the
 background is in ``docs/hidden_information.md``.
 """
 

@@ -20,7 +20,6 @@ from cardjax import cards
 
 SEAT_NAMES = ("South", "West", "North", "East")  # four seats, in the order of play
 NAMES_BY_SEATS = {4: SEAT_NAMES, 3: ("South", "West", "East"), 2: ("South", "North")}
-STRONGEST = {"gongzhu": "greed", "doudizhu": "rule", "mini_doudizhu": "random", "tractor": "rule"}
 
 
 class IllegalMove(ValueError):
@@ -37,7 +36,7 @@ _COMPILED_LOCK = threading.Lock()
 
 
 def _compiled(env, what: str, make: Callable) -> Callable:
-    key = (what, repr(env))
+    key = (what, type(env), repr(env))
     with _COMPILED_LOCK:
         if key not in _COMPILED:
             _COMPILED[key] = make()

@@ -43,8 +43,8 @@ import optax
 from flax import struct
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
-import cardjax
-from cardjax.games.gongzhu import NUM_CARDS, ORACLE_SIZE
+from cardjax import registry
+from cardjax.games.gongzhu.env import NUM_CARDS, ORACLE_SIZE
 from cardjax.nets.policy_value import PolicyValueNet, oracle_value_fn
 from cardjax.search import mcts
 from cardjax.train.losses import alphazero_loss, make_optimizer
@@ -53,6 +53,7 @@ from cardjax.train.runner import DictConfig
 from cardjax.train.sharding import data_mesh  # noqa: F401  (re-exported for scripts)
 
 Array = jax.Array
+GAME = "gongzhu"  # the one game this trainer plays (its network reads Gongzhu's observation)
 MOVES = NUM_CARDS  # a Gongzhu game is 52 plays (no exposure phase in training)
 VALUE_TARGETS = ("root", "outcome", "mix")
 
@@ -151,8 +152,8 @@ def state_shardings(mesh: Mesh, state: TrainState):
 
 def make_train(cfg: Config, mesh: Mesh | None = None, env=None):
     """``(init, step)`` for ScrofaZero training; ``step`` is jitted (see module docstring)."""
-    env = env or cardjax.make("gongzhu")
-    if env.name != "gongzhu" or env.num_actions != NUM_CARDS:
+    env = env or registry.make(GAME)
+    if env.name != GAME or env.num_actions != NUM_CARDS:
         raise ValueError("ScrofaZero training needs the plain Gongzhu env (no exposure phase)")
     if mesh is not None and cfg.num_envs % mesh.devices.size:
         raise ValueError(f"num_envs={cfg.num_envs} must be a multiple of the "

@@ -14,6 +14,8 @@ from typing import Any
 import jax
 import orbax.checkpoint as ocp
 
+from cardjax import registry
+
 
 class Checkpoints:
     """Save and restore the train state of one run directory.
@@ -46,13 +48,15 @@ class Checkpoints:
 
     def save(self, iteration: int, state: Any, config: dict) -> None:
         self.manager.save(int(iteration), args=ocp.args.Composite(
-            state=ocp.args.StandardSave(state), config=ocp.args.JsonSave(config)))
+            state=ocp.args.StandardSave(state),
+            config=ocp.args.JsonSave(registry.record_rules(config))))
 
     def config(self, iteration: int | None = None) -> dict:
         """The config saved with a checkpoint (default: the newest)."""
         step = self._step(iteration)
-        return self.manager.restore(step, args=ocp.args.Composite(
+        config = self.manager.restore(step, args=ocp.args.Composite(
             config=ocp.args.JsonRestore()))["config"]
+        return registry.checked_rules(config, f"the run in {self.directory}")
 
     def restore(self, like: Any, iteration: int | None = None) -> Any:
         """The saved state, with the structure, dtypes and shardings of ``like`` (a state or

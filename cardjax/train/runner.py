@@ -35,6 +35,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from cardjax import programs
+from cardjax.registry import RulesMismatch
 from cardjax.train import metrics as mlog
 from cardjax.train.checkpoint import Checkpoints
 from cardjax.train.sharding import data_mesh
@@ -183,7 +184,12 @@ def begin(args, resolve: Callable, make_train: Callable):
 
 def announce(name: str, details: str, params, out: str) -> None:
     """One line on stderr: what trains on which devices, ``details``, the size of ``params``."""
-    from cardjax import __version__
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        __version__ = version("cardjax")
+    except PackageNotFoundError:  # run from a source tree that is not installed
+        __version__ = "(source)"
 
     count = sum(x.size for x in jax.tree_util.tree_leaves(params))
     print(f"cardjax {__version__}: {name} on {jax.device_count()} {jax.devices()[0].platform} "
@@ -315,6 +321,8 @@ def readable_config(out: str) -> tuple[int, dict]:
             try:
                 with _quiet_unraisable():
                     return step, ckpt.config(step)
+            except RulesMismatch as e:  # intact, but of other rules: older ones are too
+                raise SystemExit(f"error: {e}") from None
             except Exception as e:  # a damaged checkpoint fails in orbax or JSON
                 item = os.path.join(ckpt.directory, str(step), "config")
                 print(f"checkpoint of iteration {step} in {out} is unreadable: "

@@ -10,44 +10,20 @@ from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 import cardjax
-from cardjax import agents
+from cardjax import agents, registry
 from cardjax.table import IllegalMove
-from cardjax.table.base import NAMES_BY_SEATS, STRONGEST
+from cardjax.table.base import NAMES_BY_SEATS
 from cardjax.web.live import LOG
 from cardjax.web.new_table import BadTable
 from cardjax.web.tables import Full, NoTable, Tables
 
-# the options the page offers for each game (the API takes any of the game's options)
-PAGE_OPTIONS = {
-    "gongzhu": [{"name": "exposure", "label": "Exposure phase", "default": False}],
-    "doudizhu": [{"name": "bidding", "label": "Bidding", "default": True},
-                 {"name": "spring", "label": "Spring doubles", "default": False}],
-    "mini_doudizhu": [],
-    "tractor": [{"name": "level", "label": "Level", "default": None,
-                 "choices": [None] + [str(r) for r in range(2, 11)] + ["J", "Q", "K", "A"]},
-                {"name": "chaodi", "label": "Overturning", "default": True},
-                {"name": "throws", "label": "Throws", "default": True}],
-}
-TITLES = {"gongzhu": "Gongzhu", "doudizhu": "Dou Dizhu", "mini_doudizhu": "Mini Dou Di Zhu",
-          "tractor": "Tractor"}
-BLURBS = {
-    "gongzhu": "Four seats, two teams. Follow suit; dodge the pig (Q♠) and the hearts, "
-               "catch the sheep (J♦).",
-    "doudizhu": "Three seats: bid to be the landlord, who plays alone against two peasants. "
-                "First to empty the hand wins.",
-    "mini_doudizhu": "Two seats, eighteen cards: play one rank at a time, beat it or pass.",
-    "tractor": "Four seats, two teams. Declare trumps while the cards are dealt, bury the "
-               "kitty, then win points in tricks of singles, pairs and tractors.",
-}
-
-
 def catalogue() -> dict:
     """The games as the page's form offers them."""
-    return {game: {"title": TITLES[game], "blurb": BLURBS[game],
-                   "seats": list(NAMES_BY_SEATS[cardjax.make(game).num_players]),
-                   "players": agents.baselines(game), "default": STRONGEST[game],
-                   "options": PAGE_OPTIONS[game]}
-            for game in cardjax.GAMES}
+    return {spec.name: {"title": spec.title, "blurb": spec.blurb,
+                        "seats": list(NAMES_BY_SEATS[cardjax.make(spec.name).num_players]),
+                        "players": agents.baselines(spec.name), "default": spec.default_opponent,
+                        "options": list(spec.page_options)}
+            for spec in registry.specs() if spec.table is not None}
 
 
 def _body() -> dict:

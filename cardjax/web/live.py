@@ -12,8 +12,9 @@ import logging
 import threading
 import time
 
-from cardjax.table import Game, IllegalMove
-from cardjax.table.record import game_record
+from cardjax.play import Game
+from cardjax.table import IllegalMove
+from cardjax.play.record import game_record
 
 LOG = logging.getLogger("cardjax.web")
 LOG_LINES = 80  # lines of the game's log in a view
@@ -145,7 +146,7 @@ class LiveTable:
             return self.game.table.preview(self.game.state, cards)
 
     def record(self) -> dict:
-        """The finished game's record (:mod:`cardjax.table.record`)."""
+        """The finished game's record (:mod:`cardjax.play.record`)."""
         with self.lock:
             if not self.game.over:
                 raise IllegalMove("the game is not over: its record comes at the end")

@@ -9,7 +9,7 @@ import secrets
 from typing import NamedTuple
 
 import cardjax
-from cardjax.table.base import STRONGEST
+from cardjax.play import default_opponent
 
 PERSON = "you"  # the players' word for the person's seat
 MAX_PACE = 10.0
@@ -61,7 +61,7 @@ def parse(body) -> TableRequest:
 
 def _players(players, game: str, n: int, me: int | None) -> list:
     if players is None:
-        players = STRONGEST[game]
+        players = default_opponent(game)
     if isinstance(players, str):
         players = [players] * n
     if not isinstance(players, list) or len(players) != n \

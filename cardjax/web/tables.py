@@ -8,7 +8,7 @@ import secrets
 import threading
 import time
 
-from cardjax.table import Game, load_player, table_for
+from cardjax.play import Game, load_player, table_for
 from cardjax.web import new_table
 from cardjax.web.live import LOG, LiveTable
 

@@ -1,7 +1,7 @@
 """A bid value network (the DouZero+ approach to bidding): from a seat's hand alone, before the
 bottom cards, the landlord's chance to win and expected points if it took them, learned from the
 outcomes of recorded games (:mod:`cardjax.train.bid_value.train`); one adapter per game.  The
-command is ``experiments/bid_value.py``; :mod:`cardjax.agents.doudizhu_bidder` bids with it."""
+command is ``experiments/bid_value.py``; :mod:`cardjax.games.doudizhu.bidder` bids with it."""
 
 from cardjax.train.bid_value.train import (
     Config, Net, TrainState, cached_trainer, load_run, make_trainer,

@@ -107,9 +107,9 @@ cached_trainer = corpus_run.cached(make_trainer)
 def load_run(run: str, env=None):
     """``(trainer, params)`` of an ``experiments/bid_value.py`` run: its best network
     (``best.msgpack``).  ``ValueError`` with the reason when it cannot be read."""
-    import cardjax
+    from cardjax import registry
 
     cfg = Config.from_dict(corpus_run.saved_config(run, "bid_value"))
-    trainer = cached_trainer(cfg, env or cardjax.make(cfg.game))
+    trainer = cached_trainer(cfg, env or registry.make(cfg.game))
     like = jax.eval_shape(trainer.init, jax.random.PRNGKey(0)).params
     return trainer, corpus_run.load_best(run, like)

@@ -107,7 +107,8 @@ class Adapter:
     games under these options name a reference player's move (``Game.advice``, so
     ``advice_bonus`` applies; None: never);
     ``roles(options) -> tuple``: the role names under these options, where an option changes them
-    (None: ``role_names``).
+    (None: ``role_names``); ``player``: the name its trained players go by (the command that
+    trains them).
     """
 
     game: str
@@ -122,6 +123,7 @@ class Adapter:
     advises: Callable | None = None
     unused: tuple = ()
     roles: Callable | None = None
+    player: str = "dmc"
 
     def role_names_for(self, options) -> tuple:
         return self.role_names if self.roles is None else self.roles(options)
@@ -132,15 +134,33 @@ class Adapter:
         return tuple(f.name for f in dataclasses.fields(self.options))
 
 
+_REGISTERED: dict[str, Adapter] = {}
+
+
+def register(adapter: Adapter) -> Adapter:
+    """Add the adapter of a game defined outside the package (``cardjax.registry.register``);
+    the adapters in ``adapters/`` are found by their module's name."""
+    _REGISTERED[adapter.game] = adapter
+    return adapter
+
+
+def unregister(game: str) -> None:
+    """Forget an adapter added with :func:`register`."""
+    _REGISTERED.pop(game, None)
+
+
 def available() -> tuple:
     """The games that have a DMC adapter."""
     from cardjax.train.dmc import adapters
 
-    return tuple(sorted(m.name for m in pkgutil.iter_modules(adapters.__path__)))
+    found = {m.name for m in pkgutil.iter_modules(adapters.__path__)} | set(_REGISTERED)
+    return tuple(sorted(found))
 
 
 def get(game: str) -> Adapter:
     """The adapter of ``game`` (``ValueError`` naming the available ones if it has none)."""
+    if game in _REGISTERED:
+        return _REGISTERED[game]
     if game not in available():
         raise ValueError(f"no DMC adapter for game {game!r}; available: {', '.join(available())}")
     return importlib.import_module(f"cardjax.train.dmc.adapters.{game}").ADAPTER

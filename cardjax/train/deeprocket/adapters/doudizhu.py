@@ -42,9 +42,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from cardjax import legal_words
-from cardjax.games import doudizhu
-from cardjax.games import doudizhu_categories as cat
-from cardjax.games import doudizhu_moves as mv
+from cardjax.games.doudizhu import env as doudizhu
+from cardjax.games.doudizhu import categories as cat
+from cardjax.games.doudizhu import moves as mv
 from cardjax.train.deeprocket.adapter import Adapter
 
 R = mv.NUM_RANKS  # 15

@@ -21,9 +21,9 @@ import dataclasses
 import jax.numpy as jnp
 import numpy as np
 
-import cardjax
+from cardjax import registry
 from cardjax.cli import boolean
-from cardjax.games import doudizhu
+from cardjax.games.doudizhu import env as doudizhu
 from cardjax.train.dmc.adapter import Adapter, Game
 
 ROLE_NAMES = doudizhu.ROLES
@@ -49,7 +49,7 @@ def _auction(state):
 
 def make_game(cfg, env=None) -> Game:
     bidding = bool(cfg.options is not None and cfg.options.bidding)
-    env = env or cardjax.make("doudizhu", reward=cfg.reward, bidding=bidding)
+    env = env or registry.make("doudizhu", reward=cfg.reward, bidding=bidding)
     if env.name != "doudizhu":
         raise ValueError(f"the Dou Dizhu DMC adapter got a {env.name} env")
     table = np.asarray(doudizhu.planes(jnp.asarray(doudizhu.COUNTS)), bool)  # [27472, 60]
@@ -88,7 +88,8 @@ def make_game(cfg, env=None) -> Game:
 
 
 # a game is at most 154 steps (env.max_steps), rounded up to the 3 roles by Config.steps
-ADAPTER = Adapter(game="doudizhu", role_names=ROLE_NAMES, rewards=("adp", "wp", "logadp"),
-                  make_game=make_game, defaults={"max_steps": cardjax.make("doudizhu").max_steps},
+ADAPTER = Adapter(game="doudizhu",
+                  player="douzero", role_names=ROLE_NAMES, rewards=("adp", "wp", "logadp"),
+                  make_game=make_game, defaults={"max_steps": registry.make("doudizhu").max_steps},
                   options=Options,
                   roles=lambda opts: BIDDER if opts is not None and opts.bidding else ROLE_NAMES)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-import cardjax
-from cardjax.games import gongzhu as gz
+from cardjax import registry
+from cardjax.games.gongzhu import env as gz
 from cardjax.train.dmc.adapter import Adapter, Game
 
 ROLE_NAMES = ("player",)
@@ -29,7 +29,7 @@ def action_table() -> np.ndarray:
 
 
 def make_game(cfg=None, env=None) -> Game:
-    env = env or cardjax.make("gongzhu")
+    env = env or registry.make("gongzhu")
     if env.name != "gongzhu" or getattr(env, "exposure", False):
         raise ValueError("DMC plays Gongzhu without the exposure phase (52 card actions)")
 
@@ -47,7 +47,8 @@ def make_game(cfg=None, env=None) -> Game:
     return Game(env, ROLE_NAMES, features, role, action_table(), (0, 0), outcome)
 
 
-ADAPTER = Adapter(game="gongzhu", role_names=ROLE_NAMES, rewards=("points",),
+ADAPTER = Adapter(game="gongzhu",
+                  player="gongzhu_dmc", role_names=ROLE_NAMES, rewards=("points",),
                   make_game=make_game, unused=("lstm",),
                   defaults={"reward": "points", "reward_scale": 0.01, "k": 13,
-                            "max_steps": cardjax.make("gongzhu").max_steps})
+                            "max_steps": registry.make("gongzhu").max_steps})

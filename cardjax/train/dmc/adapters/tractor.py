@@ -11,7 +11,7 @@ options: the report's dynamic card encoding (``encoding``), the trick facts appe
 features (``trick_facts``), who would hold the trick after each card that completes a follow
 (``consequences``: the env's own trick-winner code, in the candidates' features; ``security``:
 and whether the next seat may still take it), whole-unit leads (``leads="units"``: the trainer
-plays :class:`~cardjax.games.tractor_leads.UnitLeads`, a lead is one decision; ``throws``: two
+plays :class:`~cardjax.games.tractor.leads.UnitLeads`, a lead is one decision; ``throws``: two
 throws per suit among them), the env's
 failed-throw penalty (``throw_penalty``), the rule player's follow as a flag on its card
 (``advice``), the second and third seats' trick points per card by playing the trick out
@@ -26,14 +26,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-import cardjax
-from cardjax.agents import tractor_rule
+from cardjax import registry
+from cardjax.games.tractor import rule as tractor_rule
 from cardjax.cli import boolean, non_negative_float
 from cardjax.gate import gated
-from cardjax.games import tractor
-from cardjax.games import tractor_moves as tm
-from cardjax.games import tractor_leads as tl
-from cardjax.games import tractor_observe
+from cardjax.games.tractor import env as tractor
+from cardjax.games.tractor import moves as tm
+from cardjax.games.tractor import leads as tl
+from cardjax.games.tractor import observe as tractor_observe
 from cardjax.train.dmc.acting import compact
 from cardjax.train.dmc.adapter import Adapter, Game
 
@@ -119,9 +119,9 @@ def action_table() -> np.ndarray:
 def dynamic_action_table() -> np.ndarray:
     """bool[13 * 5 * 66, 89] features of the actions in the dynamic card encoding: row
     ``a + 66 * (5 * level + trump)`` is action ``a`` at that level and trump.  The action one-hot
-    (66; a card at its place in :data:`tractor_moves.DYN`), then for the card actions their
-    effective suit (the plain suits in :data:`tractor_moves.SUIT_ORDER`, trump: 5), their rank in
-    it (16 orders, :data:`tractor_moves.ORD`) and their points (5; 10 or K: 2)."""
+    (66; a card at its place in :data:`~cardjax.games.tractor.moves.DYN`), then for the card actions their
+    effective suit (the plain suits in :data:`~cardjax.games.tractor.moves.SUIT_ORDER`, trump: 5), their rank in
+    it (16 orders, :data:`~cardjax.games.tractor.moves.ORD`) and their points (5; 10 or K: 2)."""
     n, nt = tractor.NUM_ACTIONS, tractor.NUM_TYPES
     t = np.arange(nt)
     table = np.zeros((13, 5, n, n + 5 + 16 + 2), bool)
@@ -237,7 +237,7 @@ def lead_boss(state):
 
 def throw_boss(state):
     """bool[tractor_leads.NUM_THROWS]: at a trick's start, the throws no unseen cards could make
-    fail (:func:`tractor_leads.throw_safe`) that no opponent's shown void can ruff."""
+    fail (:func:`~cardjax.games.tractor.leads.throw_safe`) that no opponent's shown void can ruff."""
     me = state.current_player
     safe = gated(tl.lead_start(state), tl.throw_safe, _unsafe_throws, state)
     opp_void = state.voids[(me + 1) % 4] | state.voids[(me + 3) % 4]
@@ -283,7 +283,7 @@ def holds_unsafely(state, holder):
     """bool[54]: for each card type, whether the seat after the seat to act (an opponent) may
     still beat the play that holds the trick were the seat's follow completed with it (holder:
     ``holder[t]``, the seat itself or its partner) -- the rule player's test,
-    :func:`tractor_moves.at_risk`.  Leads other than a single or a pair, and the last seat, count
+    :func:`~cardjax.games.tractor.moves.at_risk`.  Leads other than a single or a pair, and the last seat, count
     as safe."""
     me = state.current_player
     eff, order, _ = tm.context(state.level, state.trump)
@@ -305,7 +305,7 @@ def holds_unsafely(state, holder):
 
 
 def rule_advice(env, state):
-    """bool[66]: in a follow, the card the rule player (:mod:`cardjax.agents.tractor_rule`,
+    """bool[66]: in a follow, the card the rule player (:mod:`cardjax.games.tractor.rule`,
     which reads only what the seat may know) would play next; nothing elsewhere."""
     a = tractor_rule.make(env).act(None, None, state)
     follow = (state.phase == tractor.PLAY) & (state.num_in_trick > 0)
@@ -386,7 +386,7 @@ def rollout_rewards(env, state, point_reward: float, player=None):
 def make_game(cfg, env=None) -> Game:
     """The game of ``cfg`` (its options; oracle guiding when ``cfg.oracle_iterations > 0``)."""
     opts = cfg.options
-    env = env or cardjax.make("tractor", throw_penalty=opts.throw_penalty)
+    env = env or registry.make("tractor", throw_penalty=opts.throw_penalty)
     if env.name != "tractor":
         raise ValueError(f"the Tractor adapter needs the tractor env, got {env.name!r}")
     dynamic = opts.encoding == "dynamic"
@@ -487,7 +487,7 @@ def make_game(cfg, env=None) -> Game:
 
 # ShengJi+: gamma 0.95, epsilon 0.015; at most 66 actions (k = 66 never overflows)
 ADAPTER = Adapter(
-    game="tractor", role_names=ROLE_NAMES, rewards=("levels",), make_game=make_game,
+    game="tractor", player="shengji", role_names=ROLE_NAMES, rewards=("levels",), make_game=make_game,
     options=Options, ticks=True, oracle=True, counterfactuals=True,
     advises=lambda options: options.advice, unused=("lstm",),
     defaults={"reward": "levels", "k": 66, "k_fast": 4, "epsilon": 0.015, "gamma": 0.95,

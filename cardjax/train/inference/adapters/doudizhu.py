@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from cardjax.games import doudizhu
+from cardjax.games.doudizhu import env as doudizhu
 from cardjax.train.inference.adapter import Adapter
 
 ROLES = doudizhu.ROLES

@@ -1,0 +1,168 @@
+"""The environment contract as a test anyone can run on a game: ``cardjax.api_test(env)``.
+
+Every game of cardjax passes it (the test suite runs it on each registered game), and a game of
+your own should too.  It plays ``num`` random games to the end under ``jit(vmap(step))`` and
+checks, at every step, what the contract promises (docs/architecture.md, "The environment
+contract"): the public fields' dtypes and shapes, legal random actions, zero-sum rewards equal
+within a team, the end within ``env.max_steps``, an all-True mask at the end, stepping a finished
+game changes nothing, fixed-shape observations, an illegal action ending the game with the
+penalty, batch independence (a game plays the same in any batch), the eager step equal to the
+jitted one, and ``sample_hidden`` keeping what the seat sees.  It raises ``AssertionError``
+naming the first broken promise.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+PUBLIC = {"current_player": (np.int32, ()), "rewards": (np.float32, ("P",)),
+          "terminated": (np.bool_, ()), "step_count": (np.int32, ())}
+
+
+def _check(ok: bool, what: str) -> None:
+    if not ok:
+        raise AssertionError(f"contract: {what}")
+
+
+def _public(env, state, batch: tuple) -> None:
+    for field, (dtype, shape) in PUBLIC.items():
+        x = getattr(state, field)
+        want = batch + tuple(env.num_players if d == "P" else d for d in shape)
+        _check(x.dtype == dtype and x.shape == want,
+               f"{field} is {x.dtype}{list(x.shape)}, expected {np.dtype(dtype)}{list(want)}")
+    mask = state.legal_action_mask
+    _check(mask.dtype == np.bool_ and mask.shape == batch + (env.num_actions,),
+           f"legal_action_mask is {mask.dtype}{list(mask.shape)}")
+
+
+def _equal(a, b, what: str) -> None:
+    la, ta = jax.tree_util.tree_flatten(a)
+    lb, tb = jax.tree_util.tree_flatten(b)
+    _check(ta == tb, f"{what}: the state's structure differs")
+    for x, y in zip(la, lb):
+        _check(np.array_equal(np.asarray(x), np.asarray(y)), f"{what}: a field differs")
+
+
+def api_test(env, num: int = 8, seed: int = 0, eager_steps: int = 2) -> dict:
+    """Check ``env`` against the contract on ``num`` random games (seeded); returns a summary
+    (``games``, ``steps``: the longest game).  ``eager_steps``: steps compared un-jitted."""
+    from cardjax.core import Env
+
+    _check(isinstance(env, Env), f"{type(env).__name__} is not a cardjax.Env")
+    _check(isinstance(env.name, str) and env.name, "the env has no name")
+    _check(isinstance(env.version, str) and env.version, "the env has no version")
+    _check(env.num_players >= 2 and env.num_actions >= 2, "num_players and num_actions >= 2")
+    _check(len(env.teams) == env.num_players, "teams names every seat's team")
+    _check(env.max_steps > 0, "max_steps bounds a game")
+    teams = np.asarray(env.teams)
+
+    keys = jax.random.split(jax.random.key(seed), num)
+    first = jax.jit(jax.vmap(env.init))(keys)
+    _public(env, first, (num,))
+    fields = list(first.__dataclass_fields__)
+    _check(any(f.startswith("_") for f in fields), "the deal lives in fields starting with '_'")
+    _check(not np.asarray(first.terminated).any(), "a new deal is not finished")
+    _check(np.asarray(first.legal_action_mask).any(axis=1).all(), "a new deal has a legal move")
+
+    seats = range(env.num_players)
+    env_step = jax.vmap(env.step)
+
+    @jax.jit
+    def play(state, key, forced=None):
+        # one compiled program for every check: random moves, or ``forced`` where it is >= 0
+        action = jax.vmap(env.random_action)(jax.random.split(key, num), state)
+        if forced is not None:
+            action = jnp.where(forced >= 0, forced, action)
+        nxt = env_step(state, action)
+        return nxt, action, jax.vmap(env.seat_teams)(nxt)
+
+    observed = jax.eval_shape(jax.vmap(lambda s: [env.observe(s, p) for p in seats]), first)
+    _check(all(o.shape[0] == num for o in observed), "observe gives one array per game")
+    oracle = jax.eval_shape(jax.vmap(lambda s: [env.observe_oracle(s, p) for p in seats]), first)
+    _check(all(o.shape[0] == num for o in oracle), "observe_oracle gives one array per game")
+
+    none = jnp.full((num,), -1, jnp.int32)  # no forced move
+    state, key, steps = first, jax.random.key(seed + 1), 0
+    first_mask = np.asarray(first.legal_action_mask)
+    while steps <= env.max_steps:
+        mask = np.asarray(state.legal_action_mask)
+        done = np.asarray(state.terminated)
+        key, sub = jax.random.split(key)
+        nxt, action, seat_teams = play(state, sub, none)
+        action, seat_teams = np.asarray(action), np.asarray(seat_teams)
+        live = ~done
+        _check(mask[np.arange(num), action][live].all(),
+               f"random_action chose an illegal move at step {steps}")
+        _public(env, nxt, (num,))
+        rewards = np.asarray(nxt.rewards, np.float64)
+        _check(np.abs(rewards.sum(axis=1)).max() < 1e-3,
+               f"rewards are not zero-sum at step {steps}")
+        for g in range(num):
+            for t in np.unique(seat_teams[g]):
+                r = rewards[g][seat_teams[g] == t]
+                _check(np.allclose(r, r[0]), f"teammates' rewards differ at step {steps}")
+        _check((np.asarray(nxt.step_count)[live] == np.asarray(state.step_count)[live] + 1).all(),
+               "step_count counts the moves")
+        if done.any():  # stepping a finished game: unchanged, rewards zero
+            _check(not np.asarray(nxt.rewards)[done].any(), "a finished game's step gives rewards")
+            rows = jax.tree_util.tree_map(lambda a: np.asarray(a)[done],
+                                          (nxt.replace(rewards=state.rewards), state))
+            _equal(*rows, "stepping a finished game changed it")
+        ends = np.asarray(nxt.terminated)
+        _check(np.asarray(nxt.legal_action_mask)[ends].all(), "a finished game's mask is all True")
+        _check(np.asarray(nxt.legal_action_mask)[~ends].any(axis=1).all(),
+               f"no legal move at step {steps}")
+        state = nxt
+        steps += 1
+        if ends.all():
+            break
+    _check(np.asarray(state.terminated).all(),
+           f"a game did not end within max_steps = {env.max_steps}")
+
+    def row(tree, i):
+        return jax.tree_util.tree_map(lambda x: x[i], tree)
+
+    # batch independence: game 0 steps the same in a batch of its copies as beside other games
+    # (the random move of a game depends on its key's place in the batch only)
+    copies = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(x[:1], x.shape), first)
+    alone, _, _ = play(copies, jax.random.key(seed + 3), none)
+    beside, _, _ = play(first, jax.random.key(seed + 3), none)
+    _equal(row(alone, 0), row(beside, 0), "a game's step depends on the other games of its batch")
+
+    # an illegal action ends the game, the offender's team paying the penalty (zero-sum)
+    one = row(first, 0)
+    illegal = np.flatnonzero(~first_mask[0])
+    if illegal.size:
+        bad, _, _ = play(first, jax.random.key(seed + 3), none.at[0].set(int(illegal[0])))
+        bad = row(bad, 0)
+        _check(bool(bad.terminated), "an illegal action ends the game")
+        r = np.asarray(bad.rewards, np.float64)
+        teams_now = np.asarray(env.seat_teams(one))
+        _check(abs(r.sum()) < 1e-3, "the illegal-action penalty is zero-sum")
+        offender = teams_now[int(one.current_player)]
+        _check(r[teams_now == offender].sum() < 0 or env.illegal_penalty == 0,
+               "the offender's team pays for an illegal action")
+
+    # the eager step equals the jitted one
+    s = first
+    for t in range(eager_steps):
+        legal = np.asarray(s.legal_action_mask)[0]
+        a = int(np.flatnonzero(legal)[0])
+        jitted, _, _ = play(s, jax.random.key(seed + 4), none.at[0].set(a))
+        _equal(env.step(row(s, 0), a), row(jitted, 0), f"eager and jitted step {t} differ")
+        s = jitted
+    s = row(s, 0)
+
+    # a hidden state drawn for a seat keeps everything that seat sees
+    try:
+        world = env.sample_hidden(jax.random.key(seed + 2), s, int(s.current_player))
+    except NotImplementedError:
+        world = None
+    if world is not None:
+        p = int(s.current_player)
+        _check(np.array_equal(np.asarray(env.observe(world, p)), np.asarray(env.observe(s, p))),
+               "sample_hidden changed what the seat sees")
+    _check(isinstance(env.render(one), str), "render returns text")
+    return {"games": num, "steps": steps}

@@ -1,0 +1,538 @@
+"""Tractor at a table: the deal with declarations, the burial, overturns and tricks.  A move of
+several cards is built from the env's sub-actions (cards one at a time, then ``done`` for a
+lead): the person's whole move is checked card by card against the legal mask on copies of the
+state (states are immutable), so a refused move leaves the game as it was."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from cardjax.games.tractor import cards as tc
+from cardjax.games.tractor import helpers as tractor_helpers
+from cardjax.games.tractor import moves as tm
+from cardjax.table.base import SEAT_NAMES, IllegalMove, Table, face
+from cardjax.table.text import listing
+
+DONE, PASS, DECL_SINGLE, DECL_PAIR, DECL_XJ, DECL_DJ = 54, 55, 56, 60, 64, 65  # tractor's actions
+_DECL_WORDS = {"S": 0, "H": 1, "D": 2, "C": 3, "♠": 0, "♥": 1, "♦": 2, "♣": 3}
+PHASES = {tm.DECLARE: "declare", tm.BURY: "bury", tm.CHAODI: "overturn", tm.PLAY: "play"}
+DISPLAY_SUITS = (0, 1, 3, 2)  # ♠ ♥ ♣ ♦: the colours alternate in a hand
+MAX_SUGGESTIONS = 24
+
+
+def decl_text(action: int) -> str:
+    """A declaration as the person types it: ``pass``, ``declare S``, ``declare S pair``,
+    ``declare XJ`` (a pair of small jokers), ``declare DJ``."""
+    a = int(action)
+    if a == PASS:
+        return "pass"
+    if a in (DECL_XJ, DECL_DJ):
+        return f"declare {'XJ' if a == DECL_XJ else 'DJ'}"
+    pair = a >= DECL_PAIR
+    suit = tm.SUITS[a - (DECL_PAIR if pair else DECL_SINGLE)]
+    return f"declare {suit}" + (" pair" if pair else "")
+
+
+def decl_label(action: int, overturn: bool = False) -> str:
+    """A declaration as a button says it: ``Declare ♠``, ``Overturn with ♥ pair``, ..."""
+    a = int(action)
+    if a == PASS:
+        return "Pass"
+    if a in (DECL_XJ, DECL_DJ):
+        what = "small jokers (no trump)" if a == DECL_XJ else "big jokers (no trump)"
+    else:
+        pair = a >= DECL_PAIR
+        what = tm.SUIT_SYMBOLS[a - (DECL_PAIR if pair else DECL_SINGLE)] + (" pair" if pair else "")
+    return ("Overturn with " if overturn else "Declare ") + what
+
+
+def parse_decl(text: str) -> int:
+    """The action of ``pass``, ``declare S`` / ``S`` / ``declare ♠``, ``declare S pair``,
+    ``declare XJ`` (``XJ XJ``), ``declare DJ``; ``overturn`` may stand for ``declare``."""
+    words = text.upper().replace("DECLARE", " ").replace("OVERTURN", " ").split()
+    if words in (["PASS"], ["P"]):
+        return PASS
+    if words and all(w in ("XJ", "SJ") for w in words):
+        return DECL_XJ
+    if words and all(w in ("DJ", "BJ") for w in words):
+        return DECL_DJ
+    if words and words[0] in _DECL_WORDS and words[1:] in ([], ["PAIR"], [words[0]]):
+        return (DECL_SINGLE if len(words) == 1 else DECL_PAIR) + _DECL_WORDS[words[0]]
+    raise ValueError(f"unknown declaration {text!r}: type pass, or e.g. 'declare S', "
+                     "'declare S pair', 'declare XJ'")
+
+
+def card_face(t: int, trump: bool = False) -> dict:
+    """A card type as the web table draws it (``trump``: marked as a trump)."""
+    t = int(t)
+    if t >= 52:
+        big = t == 53
+        out = face(t, "JOKER", red=big, joker="big" if big else "small")
+    else:
+        suit = t // 13
+        out = face(t, tm.RANKS[t % 13], tm.SUIT_SYMBOLS[suit], suit in (1, 2))
+    if trump:
+        out["trump"] = True
+    return out
+
+
+class TractorTable(Table):
+    """Tractor.  A move is several of the env's sub-actions (cards, then DONE for a lead; one
+    card a sub-action in the burial).  Declarations and overturns are asked only when the
+    person has one to make (:meth:`auto_move` passes otherwise)."""
+
+    game = "tractor"
+    multi = True
+
+    def __init__(self, env, me, step=None, brief=False):
+        super().__init__(env, me, step, brief)
+        self.asked, self.asked_turn = frozenset(), -1  # the declarations the person last saw
+
+    def intro(self, state, seats):
+        me = self.me
+        return [f"You are {SEAT_NAMES[me]} (seat {me}); partner {SEAT_NAMES[(me + 2) % 4]} "
+                f"({seats[(me + 2) % 4]}); opponents {seats[(me + 1) % 4]}.",
+                f"level {tm.RANKS[int(state.level)]}; {self.team_text(state)}. The cards are "
+                "dealt one at a time: you are asked to declare when you can."]
+
+    # -- what the person sees
+    def team_text(self, state) -> str:
+        dealer = int(state.dealer)
+        if dealer < 0:
+            return "the first declarer deals"
+        if self.me is None:
+            return (f"dealer {self.name(dealer)}: {SEAT_NAMES[dealer]} and "
+                    f"{SEAT_NAMES[(dealer + 2) % 4]} defend")
+        return f"dealer {self.name(dealer)}: you {self.side(state)}" + (
+            " (the dealer's side)" if self.side(state) == "defend" else "")
+
+    def side(self, state, seat: int | None = None) -> str:
+        seat = self.me if seat is None else seat
+        return "attack" if seat % 2 != int(state.dealer) % 2 else "defend"
+
+    def trump_text(self, state) -> str:
+        tr = int(state.trump)
+        return "no trump" if tr == tm.NT else tm.SUIT_SYMBOLS[tr]
+
+    def cards(self, state, counts) -> str:
+        """Card strings of ``counts`` by effective suit (trumps last), high cards first."""
+        lv, tr = int(state.level), int(state.trump)
+        eff, order = tm.EFF[lv, tr, :tm.NUM_TYPES], tm.ORD[lv, tr, :tm.NUM_TYPES]
+        text = tc.counts_str(np.asarray(counts), sort_key=lambda t: (eff[t], -order[t]))
+        return re.sub(r"T(?=[♠♥♦♣])", "10", text) if self.brief else text  # as cards show it
+
+    def hand_text(self, state, counts=None) -> str:
+        """The person's cards by effective suit, trumps last, high cards first."""
+        counts = np.asarray(state._hands[self.me] if counts is None else counts)
+        eff = tm.EFF[int(state.level), int(state.trump), :tm.NUM_TYPES]
+        return "   ".join(
+            f"{'trump' if suit == tm.TRUMP else tm.SUIT_SYMBOLS[suit]}: "
+            + self.cards(state, np.where(eff == suit, counts, 0))
+            for suit in range(5) if counts[eff == suit].any()) or "(empty)"
+
+    def table_text(self, state) -> str:
+        lead = int(state.leader)
+        seats = [(lead + i) % 4 for i in range(int(state.num_in_trick))]
+        return "  |  ".join(f"{SEAT_NAMES[s]} {self.cards(state, state.trick[s])}" for s in seats)
+
+    def declarations(self, state) -> frozenset:
+        """The declarations (or overturns) the seat to act may make."""
+        return frozenset(int(a) for a in np.flatnonzero(self.legal(state)) if a >= DECL_SINGLE)
+
+    def auto_move(self, state):
+        phase = int(state.phase)
+        if phase not in (tm.DECLARE, tm.CHAODI):
+            return None
+        options = self.declarations(state)
+        if phase == tm.CHAODI:
+            return None if options else [PASS]
+        turn = int(state.turn)
+        if not options or (options == self.asked and turn != self.asked_turn):
+            return [PASS]  # nothing new to declare: do not ask at every card dealt
+        self.asked, self.asked_turn = options, turn
+        return None
+
+    # -- a move of several cards
+    def legal_text(self, sim) -> str:
+        """The legal next cards (and ``done`` when a lead may end); for a follow, the whole
+        moves too when there are few."""
+        mask = self.legal(sim)
+        items = [tc.type_str(t) for t in np.flatnonzero(mask[:tm.NUM_TYPES])]
+        text = "legal: " + listing(items + (["done"] if mask[DONE] else []))
+        whole = self.follows(sim) if int(sim.phase) == tm.PLAY else None
+        if whole and len(whole) > 1 and int(sim.lead_n) > 1:
+            text += "\nwhole moves: " + listing(whole, sep="  |  ", limit=12)
+        return text
+
+    def follow_counts(self, sim, budget: int = 150):
+        """The legal completions (count vectors) of the follow being built in ``sim``, or None
+        when leading or past ``budget`` mask evaluations."""
+        if int(sim.num_in_trick) == 0:
+            return None
+        return tractor_helpers.follow_completions(sim, budget)
+
+    def follows(self, sim, budget: int = 150):
+        """The legal completions of the follow being built in ``sim`` as card strings, or None
+        when leading or past ``budget`` mask evaluations
+        (:func:`~cardjax.games.tractor.helpers.follow_completions`)."""
+        found = self.follow_counts(sim, budget)
+        return None if found is None else [self.cards(sim, c) for c in found]
+
+    def part(self, state, sim) -> np.ndarray:
+        """The cards of the move being built in ``sim`` since ``state``."""
+        if int(state.phase) == tm.BURY:
+            return np.asarray(state._hands[self.me]) - np.asarray(sim._hands[self.me])
+        return np.asarray(sim.trick[self.me]) - np.asarray(state.trick[self.me])
+
+    def feed(self, state, types, hint: bool = True):
+        """Step a copy of ``state`` through the cards ``types``, each checked against the legal
+        mask first: (the state after them, the order used, None), or (``state`` itself, None,
+        a message naming the first card that is not allowed; with ``hint``, the legal cards
+        after it)."""
+        sim = state
+        for t in types:
+            if self.move_done(state, sim):
+                return state, None, (f"too many cards: the move is complete with "
+                                     f"{self.cards(state, self.part(state, sim))}")
+            if not self.legal(sim)[t]:
+                found = self.reorder(state, types)
+                if found is not None:  # the same cards in another order (units of a follow)
+                    return found + (None,)
+                why = self.refusal(state, sim, t, types)
+                return state, None, why + (". " + self.legal_text(sim) if hint else "")
+            sim = self.step(sim, t)
+        return sim, list(types), None
+
+    def reorder(self, state, types, budget: int = 200):
+        """(state, order) for an order of ``types`` that the masks allow, or None.  A follow of
+        a lead with several tractors is built unit by unit, so the typed order can matter."""
+        left = {t: types.count(t) for t in set(types)}
+        steps = 0
+
+        def walk(sim, order):
+            nonlocal steps
+            if len(order) == len(types):
+                return sim, order
+            if self.move_done(state, sim):
+                return None
+            mask = self.legal(sim)
+            for t in sorted(left):
+                if left[t] and mask[t] and steps < budget:
+                    steps += 1
+                    left[t] -= 1
+                    found = walk(self.step(sim, t), order + [t])
+                    left[t] += 1
+                    if found:
+                        return found
+            return None
+
+        return walk(state, [])
+
+    def refusal(self, state, sim, t, types) -> str:
+        """Why the move ``types`` is not played: ``t``, its first card that ``sim`` (the move so
+        far) refuses."""
+        seat = int(state.current_player)
+        in_play = int(sim.phase) == tm.PLAY
+        so_far = np.asarray(sim.trick[seat]) if in_play else self.part_of(state, sim, seat)
+        hand = np.asarray(sim._hands[seat]) - (so_far if in_play else 0)
+        if hand[t] <= 0:
+            why = f"you do not hold {'another ' if so_far[t] else ''}{tc.type_str(t)}"
+        else:
+            after = self.cards(state, so_far)
+            why = f"{tc.type_str(t)} is not allowed" + (f" after {after}" if after else "")
+            reason = self.rule_broken(sim, hand, t)
+            if reason:
+                why += f" ({reason})"
+        typed = " ".join(tc.type_str(x) for x in types)
+        return f"{typed} is not played: {why}"
+
+    def part_of(self, state, sim, seat) -> np.ndarray:
+        return np.asarray(state._hands[seat]) - np.asarray(sim._hands[seat])
+
+    def rule_broken(self, sim, hand, t) -> str | None:
+        """The rule a card ``t`` of the move breaks, where it is a simple one: the suit to
+        follow, or one suit for a lead; else None."""
+        if int(sim.phase) != tm.PLAY:
+            return None
+        eff = tm.EFF[int(sim.level), int(sim.trump), :tm.NUM_TYPES]
+        suit_name = lambda e: "trumps" if e == tm.TRUMP else tm.SUIT_SYMBOLS[e]  # noqa: E731
+        seat = int(sim.current_player)
+        if int(sim.num_in_trick) > 0:
+            led = int(sim.lead_suit)
+            if eff[t] != led and (hand[eff == led] > 0).any():
+                return f"you must follow {suit_name(led)}"
+            return None
+        chosen = np.flatnonzero(np.asarray(sim.trick[seat]))
+        if len(chosen) and eff[t] != eff[chosen[0]]:
+            return f"a lead is of one suit: {suit_name(eff[chosen[0]])}"
+        return None
+
+    # -- moves and their display
+    def move_done(self, before, after) -> bool:
+        if bool(after.terminated):
+            return True
+        phase = int(before.phase)
+        if phase == tm.PLAY:  # a lead or follow ends when the trick's count of plays moves
+            return (int(after.trick_no), int(after.num_in_trick)) != \
+                (int(before.trick_no), int(before.num_in_trick))
+        if phase == tm.BURY:
+            return int(after.phase) != tm.BURY
+        return True
+
+    def events(self, before, after, seat, actions):
+        lines = []
+        phase, name = int(before.phase), self.name(seat)
+        if phase == tm.DECLARE and actions[0] != PASS:
+            lines.append(f"{name}: {self.env.action_to_str(actions[0])}")
+        elif phase == tm.CHAODI and actions[0] != PASS:
+            lines.append(f"{name} overturns with "
+                         f"{self.env.action_to_str(actions[0])[len('declare '):]}"
+                         f": trump {self.trump_text(after)}")
+        elif phase == tm.BURY:
+            lines.append(f"{name} buried 8 cards" + (
+                f": {self.cards(after, self.part_of(before, after, seat))}"
+                if seat == self.me else ""))
+        elif phase == tm.PLAY:
+            lines += self.play_events(before, after, seat, actions)
+        if int(after.phase) == tm.BURY and phase != tm.BURY:
+            burier = int(after.burier)
+            if phase == tm.DECLARE:
+                who = (f" (declared by {self.name(int(after.decl_seat))})"
+                       if int(after.decl_seat) >= 0 else " (nobody declared)")
+                lines.append(f"\ndealing done: trump {self.trump_text(after)}{who}; "
+                             f"{self.team_text(after)}")
+                if self.me is not None and burier != self.me:  # (the burier sees the kitty)
+                    lines.append(f"your hand: {self.hand_text(after, before._hands[self.me])}")
+            taken = np.asarray(after._hands[burier]) - np.asarray(before._hands[burier])
+            lines.append(f"{self.name(burier)} takes the kitty"
+                         + (f": {self.cards(after, taken)}" if burier == self.me else ""))
+        if int(after.phase) == tm.PLAY and phase != tm.PLAY:
+            lines.append(f"\ntricks: trump {self.trump_text(after)}; {self.team_text(after)}; "
+                         f"{self.name(int(after.leader))} leads")
+        return lines
+
+    def play_events(self, before, after, seat, actions) -> list[str]:
+        lines = []
+        played = np.asarray(after.played[seat]) - np.asarray(before.played[seat])
+        meant = np.bincount([a for a in actions if a < tm.NUM_TYPES], minlength=tm.NUM_TYPES)
+        failed = not np.array_equal(played, meant)
+        trick_over = int(after.trick_no) > int(before.trick_no)
+        if failed:
+            lines.append(f"{self.name(seat)} throws {self.cards(after, meant)}: the throw fails, "
+                         f"{self.cards(after, played)} is played")
+        elif (seat != self.me or self.brief) and not trick_over:  # (the person typed theirs)
+            lines.append(f"  {self.name(seat)}: {self.cards(after, played)}")
+        if trick_over:
+            lead = int(after.last_leader)
+            plays = "  |  ".join(f"{SEAT_NAMES[s]} {self.cards(after, after.last_trick[s])}"
+                                 for s in ((lead + i) % 4 for i in range(4)))
+            points = self.trick_points(before, after)
+            you = f" (you {self.side(after)})" if self.me is not None else ""
+            score = "" if self.brief else f"; attackers {int(after.attacker_points)}{you}"
+            lines.append(f"trick {int(after.trick_no):2d}: {plays}  -> "
+                         f"{SEAT_NAMES[int(after.last_winner)]} takes it ({points} points)"
+                         + score)
+        return lines
+
+    @staticmethod
+    def trick_points(before, after) -> int:
+        return (int(after.attacker_points) + int(after.defender_points)
+                - int(before.attacker_points) - int(before.defender_points))
+
+    def result(self, state):
+        rewards = [float(r) for r in np.asarray(state.rewards)]
+        gain = [int(g) for g in np.asarray(state.level_gain)]
+        return {"rewards": rewards, "level_gain": gain, "tricks": int(state.trick_no),
+                "attacker_points": int(state.attacker_points)}
+
+    def summary(self, state):
+        r = self.result(state)
+        gain = r["level_gain"]
+        if self.me is None:
+            levels = f"levels: South and North +{gain[0]}, West and East +{gain[1]}"
+        else:
+            mine = self.me % 2
+            levels = (f"levels: your team ({self.side(state)}ers) +{gain[mine]}, "
+                      f"theirs +{gain[1 - mine]}")
+        return [f"kitty: {self.cards(state, state._kitty)} ({int(state.kitty_points)} points, "
+                f"bonus to the attackers {int(state.kitty_bonus)})",
+                f"attackers: {int(state.attacker_points)} points in tricks, kitty bonus "
+                f"{int(state.kitty_bonus)}, throw penalties {int(state.penalty)}",
+                levels,
+                "rewards: " + "  ".join(f"{SEAT_NAMES[s]} {x:+g}"
+                                        for s, x in enumerate(r["rewards"]))]
+
+    # -- the person's moves
+    def from_text(self, state, text):
+        phase = int(state.phase)
+        if phase in (tm.DECLARE, tm.CHAODI):
+            try:
+                a = parse_decl(text)
+            except ValueError as e:
+                raise IllegalMove(str(e)) from None
+            if not self.legal(state)[a]:
+                raise IllegalMove(f"{decl_text(a)} is not legal now",
+                                  legal=["pass"] + [decl_text(x)
+                                                    for x in sorted(self.declarations(state))])
+            return [a]
+        words = text.replace(",", " ").split()
+        done = bool(words) and words[-1].lower() == "done"
+        try:
+            types = [tc.card_type(w) for w in (words[:-1] if done else words)]
+        except ValueError as e:
+            raise IllegalMove(str(e)) from None
+        return self.from_cards(state, types)
+
+    def from_cards(self, state, chosen):
+        phase = int(state.phase)
+        if phase in (tm.DECLARE, tm.CHAODI):
+            raise IllegalMove("choose a declaration or pass: the cards are not played yet")
+        types = [int(t) for t in chosen]
+        if any(not 0 <= t < tm.NUM_TYPES for t in types):
+            raise IllegalMove(f"no card has id {max(types, key=lambda t: abs(t))}")
+        if not types:
+            raise IllegalMove("choose the cards to " + ("bury" if phase == tm.BURY else "play"))
+        sim, order, why = self.feed(state, types, hint=False)
+        if why:
+            raise IllegalMove(why)
+        if self.move_done(state, sim):
+            return order
+        n = len(types)
+        if phase == tm.BURY:
+            raise IllegalMove(f"bury 8 cards: you chose {n}")
+        if int(state.num_in_trick) == 0:
+            if self.legal(sim)[DONE]:
+                return order + [DONE]
+            raise IllegalMove("the lead cannot end here: " + self.legal_text(sim))
+        raise IllegalMove(f"follow with {int(state.lead_n)} cards: you chose {n}")
+
+    def preview(self, state, chosen):
+        phase = int(state.phase)
+        if phase not in (tm.BURY, tm.PLAY):
+            return {"playable": [], "ready": False}
+        sim, _, why = self.feed(state, [int(t) for t in chosen], hint=False)
+        if why:
+            return {"playable": [], "ready": False, "reason": why}
+        if self.move_done(state, sim):
+            return {"playable": [], "ready": True}
+        mask = self.legal(sim)
+        leading = phase == tm.PLAY and int(state.num_in_trick) == 0
+        return {"playable": [int(t) for t in np.flatnonzero(mask[:tm.NUM_TYPES])],
+                "ready": bool(chosen) and leading and bool(mask[DONE])}
+
+    def choices(self, state):
+        phase = int(state.phase)
+        if phase not in (tm.DECLARE, tm.CHAODI):
+            return []
+        overturn = phase == tm.CHAODI
+        return [{"label": decl_label(a, overturn), "text": decl_text(a), "enabled": True}
+                for a in [PASS] + sorted(self.declarations(state))]
+
+    # -- the web view
+    def pause(self, state):
+        return 0.1 if int(state.phase) == tm.DECLARE else 1.0  # a card dealt, then the next
+
+    def eff(self, s) -> np.ndarray:
+        return tm.EFF[int(s.level), int(s.trump), :tm.NUM_TYPES]
+
+    def faces(self, s, counts) -> list[dict]:
+        """The cards of ``counts``: trumps first, then ♠ ♥ ♣ ♦; high cards first."""
+        lv, tr = int(s.level), int(s.trump)
+        eff, order = self.eff(s), tm.ORD[lv, tr, :tm.NUM_TYPES]
+        rank = {tm.TRUMP: -1, **{suit: DISPLAY_SUITS.index(suit) for suit in range(4)}}
+        types = sorted((t for t in range(tm.NUM_TYPES) for _ in range(int(counts[t]))),
+                       key=lambda t: (rank[int(eff[t])], -int(order[t]), t))
+        return [card_face(t, eff[t] == tm.TRUMP) for t in types]
+
+    def phase(self, s):
+        return PHASES[int(s.phase)]
+
+    def seat_view(self, s, seat, moves, show_hand):
+        phase = int(s.phase)
+        hand = np.asarray(s._hands[seat])
+        table = []
+        if phase == tm.PLAY or bool(s.terminated):
+            if int(s.num_in_trick) or int(s.trick_no) == 0:
+                table = self.faces(s, np.asarray(s.trick[seat]))
+            else:  # the finished trick stays on the table until the next card
+                table = self.faces(s, np.asarray(s.last_trick[seat]))
+        label = None
+        if int(s.decl_seat) == seat and phase in (tm.DECLARE, tm.BURY, tm.CHAODI):
+            label = self.decl_words(s)
+        if phase == tm.BURY and int(s.burier) == seat:
+            label = "burying"
+        dealer = int(s.dealer)
+        badges = []
+        if dealer >= 0:
+            badges = (["dealer"] if seat == dealer else []) + [self.side(s, seat) + "ers"]
+        return {"name": self.name(seat), "count": int(hand.sum()),
+                "hand": self.faces(s, hand) if show_hand else None,
+                "table": table, "label": label, "badges": badges, "note": None}
+
+    def decl_words(self, s) -> str:
+        kind, suit = int(s.decl_kind), int(s.decl_suit)
+        if kind == 0:
+            return ""
+        if kind >= 3:
+            return "declares " + ("small jokers" if kind == 3 else "big jokers")
+        return f"declares {tm.SUIT_SYMBOLS[suit]}" + (" pair" if kind == 2 else "")
+
+    def trick_note(self, s, moves):
+        if int(s.phase) in (tm.PLAY, tm.OVER) and int(s.num_in_trick) == 0 and int(s.trick_no):
+            points = int(tm.POINTS[:tm.NUM_TYPES] @ np.asarray(s.last_trick).sum(axis=0))
+            winner = SEAT_NAMES[int(s.last_winner)]
+            return f"{winner} takes trick {int(s.trick_no)} ({points} points)"
+        return None
+
+    def centre(self, s, reveal):
+        phase = int(s.phase)
+        if bool(s.terminated):
+            return {"label": f"Kitty ({int(s.kitty_points)} points)",
+                    "cards": self.faces(s, np.asarray(s._kitty))}
+        if phase == tm.DECLARE:
+            return {"label": "Kitty", "backs": 8}
+        if phase == tm.BURY:
+            return {"label": "Kitty", "backs": int(s.buried)} if int(s.buried) else None
+        if reveal or int(s.burier) == self.me:
+            return {"label": "Kitty", "cards": self.faces(s, np.asarray(s._kitty))}
+        return {"label": "Kitty", "backs": 8}
+
+    def info(self, s):
+        dealer = int(s.dealer)
+        rows = [["Level", tm.RANKS[int(s.level)].replace("T", "10")],
+                ["Trump", self.trump_text(s) if int(s.decl_kind) or int(s.phase) > tm.DECLARE
+                 else "not declared"],
+                ["Dealer", SEAT_NAMES[dealer] if dealer >= 0 else "the first declarer"]]
+        if int(s.phase) >= tm.PLAY:
+            rows += [["Trick", str(int(s.trick_no) + (0 if bool(s.terminated) else 1))],
+                     ["Attackers' points", str(int(s.attacker_points))]]
+        if self.me is not None and dealer >= 0:
+            rows.append(["You", self.side(s) + " (" + ("with" if self.side(s) == "defend"
+                                                       else "against") + " the dealer)"])
+        if bool(s.terminated):
+            gain = [int(g) for g in np.asarray(s.level_gain)]
+            rows.append(["Levels gained", f"South+North +{gain[0]}, West+East +{gain[1]}"])
+        return rows
+
+    def person_view(self, state):
+        phase = int(state.phase)
+        if phase == tm.DECLARE:
+            return {"prompt": "You can declare trumps (or pass)", "multi": False}
+        if phase == tm.CHAODI:
+            return {"prompt": f"You can overturn the trump ({self.trump_text(state)})",
+                    "multi": False}
+        playable = [int(t) for t in np.flatnonzero(self.legal(state)[:tm.NUM_TYPES])]
+        if phase == tm.BURY:
+            return {"prompt": "Bury 8 cards: choose them, then Bury", "submit": "Bury",
+                    "playable": playable}
+        if int(state.num_in_trick) == 0:
+            return {"prompt": "Your lead: choose cards of one suit (a single, pair, tractor or "
+                              "a throw), then Play", "submit": "Play", "playable": playable}
+        n = int(state.lead_n)
+        found = self.follow_counts(state) or []
+        return {"prompt": f"Follow with {n} card{'s' if n > 1 else ''}, then Play",
+                "submit": "Play", "playable": playable,
+                "suggestions": [[int(t) for t in range(tm.NUM_TYPES) for _ in range(int(c[t]))]
+                                for c in found[:MAX_SUGGESTIONS]]}

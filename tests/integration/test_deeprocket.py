@@ -1,0 +1,289 @@
+"""DeepRocket (cardjax.train.deeprocket, experiments/deeprocket.py, cardjax.agents.deeprocket):
+the paper's planes on its own table-1 position, every legal move as one category and its kickers
+and back, the kicker choices exactly those that complete a legal move, the masked player never
+plays an illegal move, the trainer learns its teacher, a resumed run is the uninterrupted one, a
+run is a player, and record files become a corpus with bad ones refused by line and move."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import cardjax
+from cardjax import agents, corpus
+from cardjax.corpus.batches import to_device
+from cardjax.eval import arena
+from cardjax.games.doudizhu import categories as C
+from cardjax.games.doudizhu import moves as mv
+from cardjax.games.doudizhu import records as rec
+from cardjax.games.doudizhu.record_text import parse_record
+from cardjax.train.deeprocket import Config, choose, make_nets
+from cardjax.train.deeprocket import train as dr
+from cardjax.train.deeprocket.adapters import doudizhu as A
+import conftest
+from paper_records import SECTION_4_2, TABLE_6
+
+TINY = ["--width", "8", "--depth", "1", "--fc", "16", "--kicker_width", "8", "--kicker_depth",
+        "1", "--kicker_fc", "16", "--batch", "64", "--kicker_batch", "16", "--batch_games", "4",
+        "--no-progress"]
+TINY_CFG = Config(width=8, depth=1, fc=16, kicker_width=8, kicker_depth=1, kicker_fc=16)
+
+
+@pytest.fixture(scope="module")
+def env():
+    return cardjax.make("doudizhu")
+
+
+@pytest.fixture(scope="module")
+def script():
+    return conftest.load_script("experiments/deeprocket.py")
+
+
+@pytest.fixture(scope="module")
+def make_corpus():
+    return conftest.load_script("scripts/make_corpus.py")
+
+
+@pytest.fixture(scope="module")
+def random_corpus(make_corpus, tmp_path_factory):
+    """64 games of random players (they play every kind of move, kickers included)."""
+    out = str(tmp_path_factory.mktemp("corpus") / "random")
+    make_corpus.main(["--game", "doudizhu", "--players", "random", "--games", "64", "--out", out,
+                      "--batch", "64", "--no-progress"])
+    return out
+
+
+@pytest.fixture(scope="module")
+def nets(env):
+    return make_nets(TINY_CFG, env)
+
+
+def _counts(cards: str) -> np.ndarray:
+    return mv.hand_counts(cards).astype(np.int32)
+
+
+def _expected_plane(cards: str, type_row=None, ranks=None):
+    """uint8[15, 19] written out by hand: count levels, then the move's type row on its ranks."""
+    p = np.zeros((15, 19), np.uint8)
+    c = _counts(cards)
+    for r in range(15):
+        p[r, :c[r]] = 1
+    if type_row is not None:
+        for r in ranks:
+            p[r, 4 + type_row] = 1
+    return p
+
+
+def test_table_1_sample_4(env):
+    """The paper's table 1, sample 4: state '0,33;1,55;2,66;0,77;1,AA;1,6;2,T;0,J;', label '1,K'.
+    Rounds start with the seat to act (1): the last round is its 6, seat 2's T, seat 0's J."""
+    r = parse_record(SECTION_4_2)
+    states, actions = rec.replay_actions(r)
+    k = actions.index(mv.action_index("J"))
+    s, a = states[k + 1], actions[k + 1]
+    assert int(s.current_player) == 1 and a == mv.action_index("K")
+    p = np.asarray(A.planes(env, s, 1))
+    assert p.shape == (15, 19, 21)
+    R = mv.RANK_INDEX
+    solo, pair, pass_ = 0, 2, 14  # rows of table 3
+    want = np.zeros((15, 19, 21), np.uint8)
+    want[..., 9] = _expected_plane("33", pair, [R["3"]])  # 4th last round: only seat 0 played
+    want[..., 10] = _expected_plane("55", pair, [R["5"]])
+    want[..., 11] = _expected_plane("66", pair, [R["6"]])
+    want[..., 12] = _expected_plane("77", pair, [R["7"]])
+    want[..., 13] = _expected_plane("AA", pair, [R["A"]])
+    want[..., 14] = _expected_plane("", pass_, range(15))  # seat 2 passed
+    want[..., 15] = _expected_plane("", pass_, range(15))  # seat 0 passed
+    want[..., 16] = _expected_plane("6", solo, [R["6"]])
+    want[..., 17] = _expected_plane("T", solo, [R["T"]])
+    want[..., 18] = _expected_plane("J", solo, [R["J"]])
+    hand = "337899TTJJK2"  # 335567899TTJJKAA2 less 55, AA, 6
+    want[..., 20] = _expected_plane(hand)
+    seen = _counts(hand) + _counts("335566677TJAA")  # all played
+    want[..., 19] = _expected_plane(mv.counts_to_str(np.array(A.doudizhu.DECK) - seen))
+    for z in range(21):
+        np.testing.assert_array_equal(p[..., z], want[..., z], err_msg=f"plane {z + 1}")
+    x = np.asarray(A.extras(env, s, 1))
+    assert list(x[:3]) == [0, 1, 0]  # the down peasant
+    assert [int(np.argmax(x[3 + 21 * i:24 + 21 * i])) for i in range(3)] == [12, 14, 15]
+    assert int(A.category(a)) == int(C.CATEGORY[mv.action_index("K")])
+
+
+def _positions(seed: int, plies: int, env):
+    """A random deal's first ``plies`` positions (random moves): many kicker moves on leads."""
+    key = jax.random.PRNGKey(seed)
+    s = env.init(key)
+    out = [s]
+    for t in range(plies):
+        s = env.step(s, env.random_action(jax.random.fold_in(key, t), s))
+        if bool(s.terminated):
+            break
+        out.append(s)
+    return out
+
+
+@pytest.fixture(scope="module")
+def kicker_check(env):
+    @jax.jit
+    def check(s, a):
+        c = A.category(a)
+        targets, chosen, valid = A.kicker_targets(a)
+        masks = jax.vmap(lambda ch: A.kicker_mask(env, s, c, ch))(chosen)
+        rebuilt = jnp.zeros(15, jnp.int32)
+        for j in range(A.MAX_KICKERS):
+            rebuilt = jnp.where(valid[j], A.add_kicker(c, rebuilt, targets[j]), rebuilt)
+        return targets, valid, masks, A.action_of(env, s, c, rebuilt), A.category_mask(env, s)
+    return check
+
+
+def _sequence(a: int) -> tuple:
+    """The kicker outputs of action ``a``, increasing (written independently of the adapter)."""
+    kind = int(C.KICKER_KIND[a])
+    unit = 2 if kind == 2 else 1
+    out = []
+    for r in range(15):
+        out += [r + (15 if kind == 2 else 0)] * (int(C.KICKERS[a][r]) // unit)
+    return tuple(out)
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**30), plies=st.integers(0, 4))
+def test_every_legal_move_is_a_category_and_kickers_and_back(env, kicker_check, seed, plies):
+    """For every legal move: its category is legal, the teacher's kickers are each allowed when
+    chosen, and rebuilding gives the move; the allowed kickers after any prefix are exactly the
+    next kickers of the category's legal moves with that prefix (brute force)."""
+    s = _positions(seed, plies, env)[-1]
+    legal = np.flatnonzero(np.asarray(s.legal_action_mask))
+    seqs = {}
+    for a in legal:
+        seqs.setdefault(int(C.CATEGORY[a]), []).append(_sequence(int(a)))
+    rng = np.random.default_rng(seed)
+    for a in rng.choice(legal, min(60, legal.size), replace=False):
+        targets, valid, masks, back, cmask = jax.device_get(kicker_check(s, jnp.int32(a)))
+        c = int(C.CATEGORY[a])
+        assert cmask[c] and int(back) == a
+        n = int(valid.sum())
+        assert n == int(C.NUM_KICKERS[a]) and tuple(targets[:n]) == _sequence(int(a))
+        for j in range(n):
+            prefix = tuple(targets[:j])
+            nxt = {q[j] for q in seqs[c] if q[:j] == prefix}
+            assert set(np.flatnonzero(masks[j])) == nxt, (mv.action_string(int(a)), j)
+    assert set(np.flatnonzero(np.asarray(A.category_mask(env, s)))) == set(seqs)
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**30), plies=st.integers(0, 60), init=st.integers(0, 2**30))
+def test_the_masked_player_plays_only_legal_moves(env, nets, seed, plies, init):
+    """Any network (random weights) picks a legal move, kickers included; and the planes hold
+    every card once: played before the six rounds + the rounds' moves + unseen + hand = deck."""
+    s = _positions(seed, plies, env)[-1]
+    params = dr.init_params(nets, jax.random.PRNGKey(init))
+    a = int(jax.jit(lambda p, s: choose(nets, p, s))(params, s))
+    assert bool(s.legal_action_mask[a])
+    p = np.asarray(A.planes(env, s, s.current_player)).astype(np.int32)
+    counts = p[:, :4, :].sum(1)  # [15 ranks, 21 planes]
+    np.testing.assert_array_equal(counts.sum(1), A.doudizhu.DECK)
+
+
+def test_decisions_are_the_recorded_moves(env, random_corpus):
+    """The positions the trainer draws from are the games' decisions, replayed: decision t of a
+    game, rebuilt by stepping, has the planes and the target the trainer computes."""
+    c = corpus.Corpus(random_corpus, env)
+    g = next(c.games("train", 3))
+    nets = make_nets(TINY_CFG, env)
+    st_, act, decides = jax.jit(lambda s, a: dr.game_positions(nets, s, a))(
+        *to_device(g))
+    decides = np.asarray(decides).reshape(env.max_steps, 3)
+    np.testing.assert_array_equal(decides.sum(0), g.length)
+    s = jax.tree_util.tree_map(lambda x: jnp.asarray(x[1]), g.state)
+    for a in g.actions[1, :7]:
+        s = env.step(s, int(a))
+    row = 7 * 3 + 1
+    one = jax.tree_util.tree_map(lambda x: x[row], st_)
+    np.testing.assert_array_equal(np.asarray(A.planes(env, one, one.current_player)),
+                                  np.asarray(A.planes(env, s, s.current_player)))
+    assert int(act[row]) == int(g.actions[1, 7])
+
+
+def test_it_learns_its_teacher(script, make_corpus, tmp_path):
+    """A deterministic teacher (the rule player) is learned far beyond a uniform choice among
+    the legal categories."""
+    data = str(tmp_path / "rule")
+    make_corpus.main(["--game", "doudizhu", "--players", "rule", "--games", "200", "--out", data,
+                      "--batch", "200", "--no-progress"])
+    s = script.main(["--corpus", data, "--out", str(tmp_path / "run"), "--iterations", "60",
+                     "--eval_every", "60", "--eval_games", "16", "--lr", "0.003"] + TINY)
+    assert s["policy_accuracy"] > s["uniform_accuracy"] + 0.2, s
+    e = json.load(open(tmp_path / "run" / "eval.json"))["evaluations"][-1]
+    assert {x["role"] for x in e["detail"]["by_role"]} == set(A.ROLES)
+
+
+def test_a_resumed_run_is_the_uninterrupted_one(script, random_corpus, tmp_path):
+    common = ["--corpus", random_corpus, "--eval_every", "1", "--eval_games", "4"] + TINY
+    full, _ = conftest.assert_corpus_run_resumes(script.main, common, tmp_path)
+    e1 = json.load(open(os.path.join(full, "eval.json")))["evaluations"]
+    assert len(e1) == 3
+    assert e1[-1]["detail"]["kicker"]["n"] > 0  # random players' games have kickers
+    # the run directory is a player (its best network), for the arena and every script
+    player = agents.load(env_of(full), full)
+    assert player.name == "deeprocket"
+    res = arena.duplicate_match(env_of(full), player, agents.get(env_of(full), "random"), deals=4,
+                                progress=False)
+    assert res["games"] == 8 and np.isfinite(res["mean"])
+    with pytest.raises(ValueError, match="unknown options"):
+        agents.load(env_of(full), full, temperature=1)
+    # and the playout policy of a search player
+    env = env_of(full)
+    pimc = agents.get(env, "pimc", worlds=1, playout=full)
+    s = _positions(7, 1, env)[-1]  # a follow: few legal moves
+    a = int(jax.jit(pimc.act)(pimc.params, jax.random.PRNGKey(0), s))
+    assert bool(s.legal_action_mask[a])
+
+
+def env_of(run):
+    return cardjax.make("doudizhu")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--iterations", "1"], "--corpus is required"),
+    (["--corpus", "/nonexistent/x"], "not a corpus"),
+    (["--corpus", "CORPUS", "--batch_games", "100000"], "fewer than --batch_games"),
+    (["--corpus", "CORPUS", "--width", "0"], "--width: expected a positive integer, got 0"),
+])
+def test_bad_input_is_refused(script, random_corpus, tmp_path, argv, message, capsys):
+    argv = [random_corpus if a == "CORPUS" else a for a in argv]
+    with pytest.raises(SystemExit, match=message if "expected" not in message else None):
+        script.main(argv + ["--out", str(tmp_path / "r"), "--no-progress"])
+    if "expected" in message:
+        assert message in capsys.readouterr().err
+
+
+def test_record_files_become_a_corpus(make_corpus, tmp_path):
+    """The paper's records, stored a chunk at a time and resumed; their games replay to the
+    records' outcome; a malformed record stops the command naming its file, line and move."""
+    text = tmp_path / "records.txt"
+    text.write_text("\n\n".join([SECTION_4_2, TABLE_6] * 5))
+    out = str(tmp_path / "c")
+    make_corpus.main(["--records", str(text), "--out", out, "--chunk", "4", "--games", "6",
+                      "--no-progress"])
+    s = make_corpus.main(["--out", out, "--resume", "--no-progress"])
+    assert s["deals"] == 10 and s["records"] == [str(text)]
+    c, env = corpus.open_with_env(out)
+    g = corpus.Games.concat([next(c.games(split, 10)) for split in corpus.SPLITS
+                             if c.count(split)])
+    assert g.deal_id.size == 10 and (g.length == 36).all()
+    np.testing.assert_array_equal(g.returns, np.tile([-2.0, 1.0, 1.0], (10, 1)))
+    bad = tmp_path / "bad.txt"
+    bad.write_text(TABLE_6 + "\n\n" + SECTION_4_2.replace("0,KK", "0,QQ"))
+    with pytest.raises(SystemExit, match=r"bad.txt: line 5: move 13 '0,QQ': illegal move"):
+        make_corpus.main(["--records", str(bad), "--out", str(tmp_path / "b"), "--no-progress"])
+    with pytest.raises(SystemExit, match="records are Dou Dizhu games"):
+        make_corpus.main(["--records", str(text), "--game", "gongzhu", "--out",
+                          str(tmp_path / "g"), "--no-progress"])

@@ -1,0 +1,119 @@
+"""The game cards and the registry: every game is found from its package's ``spec.py``, every
+name-keyed lookup reads the cards, and ``cardjax.api_test`` catches a game that breaks the
+contract."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax.numpy as jnp
+import pytest
+
+import cardjax
+from cardjax import agents, registry
+from cardjax.agents import search
+from cardjax.games.mini_doudizhu.env import MiniDouDizhu
+from cardjax.spec import GameSpec, resolve
+
+
+def test_the_games_are_found_from_their_packages_in_their_order():
+    assert cardjax.GAMES == registry.names() == ("gongzhu", "doudizhu", "mini_doudizhu", "tractor")
+    for name in cardjax.GAMES:
+        spec = registry.spec(name)
+        assert spec.name == name and spec.title and spec.blurb
+        env = cardjax.make(name)
+        assert env.name == name and env.version == spec.version == "1"
+        assert type(env) is spec.env_class()
+        assert spec.default_opponent in agents.baselines(name)
+        assert set(spec.players) <= set(agents.baselines(name))
+        assert spec.duplicate_scheme(env).side in ("team", "sum")
+        assert spec.table_class().__name__.endswith("Table")
+
+
+def test_lookups_read_the_cards():
+    assert search.defaults(cardjax.make("gongzhu")) == {"utility": "score", "k": 30.0}
+    assert search.defaults(cardjax.make("doudizhu")) == {"utility": "win", "k": 1.0}
+    assert "greed" in agents.baselines("gongzhu")
+    assert "greed" not in agents.baselines("tractor")
+    assert "tractor-pretrained" in agents.baselines("tractor")
+    assert "tractor-pretrained" not in agents.baselines("gongzhu")
+
+
+def test_unknown_names_and_bad_references_are_clear_errors():
+    with pytest.raises(ValueError, match="unknown game 'chess'; available: gongzhu, doudizhu"):
+        cardjax.make("chess")
+    with pytest.raises(ValueError, match="bad options for 'gongzhu'"):
+        cardjax.make("gongzhu", no_such_option=1)
+    with pytest.raises(ValueError, match="is not 'package.module:attribute'"):
+        resolve("cardjax.games.gongzhu.env")
+    with pytest.raises(ValueError, match="a game called 'gongzhu' is registered already"):
+        registry.register(dataclasses.replace(registry.spec("gongzhu"), title="Another"))
+    with pytest.raises(TypeError):
+        registry.register({"name": "x"})
+
+
+def test_a_game_registered_at_run_time_is_made_and_forgotten():
+    spec = GameSpec(name="mini_copy", title="Mini copy", blurb="the same rules",
+                    env="cardjax.games.mini_doudizhu.env:MiniDouDizhu")
+    registry.register(spec)
+    try:
+        assert "mini_copy" in cardjax.GAMES and cardjax.GAMES[-1] == "mini_copy"
+        assert isinstance(cardjax.make("mini_copy"), MiniDouDizhu)
+        with pytest.raises(ValueError, match="no duplicate scheme"):
+            spec.duplicate_scheme(cardjax.make("mini_copy"))
+    finally:
+        registry.unregister("mini_copy")
+    assert "mini_copy" not in cardjax.GAMES
+
+
+def test_recorded_versions_are_checked():
+    assert registry.check_version("tractor@1", "a run") == "tractor"
+    assert registry.check_version("tractor", "a run") == "tractor"  # recorded before versions
+    with pytest.raises(ValueError, match=r"a run was made with tractor@7; this cardjax has "
+                                         r"tractor@1 \(install a cardjax whose tractor is version 7\)"):
+        registry.check_version("tractor@7", "a run")
+
+
+class _NotZeroSum(MiniDouDizhu):
+    def _step(self, state, action, key):
+        nxt = super()._step(state, action, key)
+        return nxt.replace(rewards=nxt.rewards + jnp.float32(1.0))
+
+
+def test_the_contract_test_catches_a_broken_game():
+    with pytest.raises(AssertionError, match="contract: rewards are not zero-sum at step 0"):
+        cardjax.api_test(_NotZeroSum(), num=2)
+
+
+def test_runs_and_players_record_their_rules(tmp_path):
+    import json
+    import shutil
+
+    import numpy as np
+
+    from cardjax.agents import pretrained
+    from cardjax.train.checkpoint import Checkpoints
+
+    ckpt = Checkpoints(str(tmp_path / "run"))
+    ckpt.save(1, {"w": np.zeros(2, np.float32)}, {"game": "gongzhu", "lr": 0.1})
+    ckpt.wait()
+    assert ckpt.config(1) == {"game": "gongzhu", "lr": 0.1}  # read back without its record
+    saved_path = tmp_path / "run" / "checkpoints" / "1" / "config" / "metadata"
+    saved = json.load(open(saved_path))
+    assert saved["rules"] == "gongzhu@1"
+    json.dump({**saved, "rules": "gongzhu@5"}, open(saved_path, "w"))
+    with pytest.raises(registry.RulesMismatch, match="gongzhu@5; this cardjax has gongzhu@1"):
+        ckpt.config(1)
+    ckpt.close()
+
+    assert pretrained.info("tractor-pretrained")["rules"] == "tractor@1"
+    other = tmp_path / "player"
+    other.mkdir()
+    for path in pretrained.paths("tractor-pretrained"):
+        shutil.copy(path, other)
+    meta_path = other / "tractor-pretrained.json"
+    meta = json.load(open(meta_path))
+    meta["rules"] = "tractor@2"
+    json.dump(meta, open(meta_path, "w"))
+    with pytest.raises(ValueError, match="the player 'tractor-pretrained' was made with tractor@2"):
+        pretrained.load(cardjax.make("tractor"), "tractor-pretrained", directory=str(other))

@@ -1,0 +1,77 @@
+"""Tractor: seeded random playouts pinned to a digest of every state along the way, so that a
+rewrite of the env's internals (speed work) cannot change the rules, the legal masks or any state
+field unnoticed.  The digests were taken from the implementation the rules tests describe; a
+deliberate rule change must recompute them (run this file with ``-s`` and ``PRINT=1``)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import cardjax
+from cardjax.games.tractor import env as T
+
+GAMES = 32
+STEPS = 400  # a random hand is ~275 sub-actions: every slot finishes one hand and starts another
+
+OPTION_SETS = {
+    "default": {},
+    "one_unit": dict(throws=False, chaodi=False, kitty_multiplier="times", levels="shengji_plus"),
+    "declarer_penalty": dict(throw_penalty=10, dealer="declarer"),
+}
+
+# 2026-11-26: the state gained ``led`` and ``sloughed``; the digests without them were unchanged.
+DIGESTS = {
+    "default": "ab54f7ef89aad2ba28b78ecf7ca3f80595615301f1423839982b6023cc6aa113",
+    "one_unit": "da7283727a3b2695dcd9fc5a75aa7defbaa46d27e2c98b32b5c2b6cd858734d4",
+    "declarer_penalty": "ff0df3de4b1ae16ef5e165be846e5610744c531467c52dafc1296d596d999be6",
+}
+
+
+def _playout(env, key):
+    """Random legal play of one slot for STEPS sub-actions, a new deal after each hand.  The
+    trajectory holds every state ``env.step`` returns, the final states of hands included."""
+    def one(state, k):
+        k_act, k_reset = jax.random.split(k)
+        action = cardjax.random_action(k_act, state.legal_action_mask)
+        nxt = env.step(state, action)
+        fresh = env.init(k_reset)
+        reset = jax.tree_util.tree_map(lambda a, b: jnp.where(nxt.terminated, a, b), fresh, nxt)
+        return reset, (nxt, action)
+
+    def run(key):
+        k_init, k_play = jax.random.split(key)
+        first = env.init(k_init)
+        _, traj = jax.lax.scan(one, first, jax.random.split(k_play, STEPS))
+        return first, traj
+
+    return jax.jit(jax.vmap(run))(jax.random.split(key, GAMES))
+
+
+def _digest(tree) -> str:
+    """sha256 of every leaf's values (as int64 or float64, so the digest pins values, not
+    dtypes), leaves in the state's field order."""
+    h = hashlib.sha256()
+    for leaf in jax.tree_util.tree_leaves(jax.device_get(tree)):
+        a = np.asarray(leaf)
+        a = a.astype(np.float64 if np.issubdtype(a.dtype, np.floating) else np.int64)
+        h.update(str(a.shape).encode())
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+@pytest.mark.parametrize("name", sorted(OPTION_SETS))
+def test_random_playout_is_pinned(name):
+    env = T.Tractor(**OPTION_SETS[name])
+    first, (states, actions) = _playout(env, jax.random.key(20250611))
+    ended = np.asarray(states.terminated)
+    assert ended.any(axis=1).all()  # every slot finished at least one hand
+    digest = _digest((first, states, actions))
+    if os.environ.get("PRINT"):
+        print(f"\n{name}: {digest}  hands ended: {int(ended.sum())}")
+    assert digest == DIGESTS[name]
