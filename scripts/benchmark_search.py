@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Speed of the search players: UCT iterations per second against the number of roots searched
 at once, with a plain single-root Python implementation of the same search (the tests'
-reference, ``tests/uct_reference.py``) timed in the same run.
+reference, :mod:`cardjax.search.uct_reference`) timed in the same run.
 
     python scripts/benchmark_search.py                         # small defaults, the CPU
     python scripts/benchmark_search.py --games doudizhu --roots 1,64,1024 --out benchmarks/x.json
@@ -19,7 +19,6 @@ import json
 import os
 import platform
 import statistics
-import sys
 import time
 
 import jax
@@ -27,10 +26,7 @@ import numpy as np
 
 import cardjax
 from cardjax.cli import positive_int
-from cardjax.search import uct
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-import uct_reference  # noqa: E402
+from cardjax.search import uct, uct_reference
 
 
 def positions(env, roots: int, moves: int, seed: int = 0):
@@ -70,7 +66,7 @@ def time_batched(env, cfg, states, repeats: int) -> dict:
 
 
 def time_reference(env, cfg, state) -> dict:
-    fns = uct_reference._env_fns(env)
+    fns = uct_reference.env_fns(env)
     uct_reference.search(env, cfg._replace(iterations=2, trees=1), state, jax.random.PRNGKey(0),
                          fns)  # compile the env's functions
     t = time.perf_counter()

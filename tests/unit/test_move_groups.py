@@ -10,7 +10,7 @@ from cardjax import agents, legal_words
 from cardjax.games.doudizhu import moves as moves
 from cardjax.search import move_groups, uct
 
-import uct_reference
+from cardjax.search import uct_reference
 from conftest import random_rollout
 
 

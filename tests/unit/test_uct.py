@@ -11,7 +11,7 @@ from cardjax import agents, legal_words
 from cardjax.games.mini_doudizhu import solver as solver
 from cardjax.search import uct
 
-import uct_reference
+from cardjax.search import uct_reference
 
 CONFIGS = {
     "cheat": uct.cheat_uct(trees=2, iterations=12),

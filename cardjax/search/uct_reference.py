@@ -1,5 +1,7 @@
-"""A plain single-root Python implementation of cardjax.search.uct, for the tests: the tree is
-Python lists walked one node at a time, the env is called one step at a time.  It draws its
+"""A plain single-root Python implementation of :mod:`cardjax.search.uct`: the reference the
+batched search is tested against (tests/unit/test_uct.py, test_move_groups.py) and timed beside
+(scripts/benchmark_search.py).  The tree is Python lists walked one node at a time, the env is
+called one step at a time.  It draws its
 random numbers exactly as the batched search does, so on the same key both build the same trees.
 """
 
@@ -22,7 +24,7 @@ class _Node:
         self.children = []  # node ids in creation order
 
 
-def _env_fns(env):
+def env_fns(env):
     return dict(step=jax.jit(env.step), hidden=jax.jit(env.sample_hidden),
                 words=jax.jit(env.legal_words), rand=jax.jit(env.random_action),
                 teams=jax.jit(env.seat_teams))
@@ -30,7 +32,7 @@ def _env_fns(env):
 
 def search(env, cfg, state, key, fns=None):
     """``(visits per root action int[A], [trees as lists of _Node])``."""
-    f = fns or _env_fns(env)
+    f = fns or env_fns(env)
     a_n, p_n = env.num_actions, env.num_players
     seat = state.current_player
     visits = np.zeros(a_n, np.int64)
