@@ -12,8 +12,8 @@ from cardjax.core import Agent, CheckedEnv, Env, auto_reset, checked, random_act
 __version__ = "0.1.0"
 
 # the public subpackages, imported on first use (``cardjax.agents.get(...)`` after ``import cardjax``)
-_SUBPACKAGES = ("agents", "corpus", "eval", "games", "inference", "nets", "play", "registry",
-                "search", "spec", "table", "train")
+_SUBPACKAGES = ("agents", "cards", "contract", "corpus", "duplicate", "eval", "games", "inference",
+                "nets", "play", "search", "spec", "table", "train")
 
 
 def __getattr__(name: str):

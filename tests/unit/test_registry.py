@@ -117,3 +117,17 @@ def test_runs_and_players_record_their_rules(tmp_path):
     json.dump(meta, open(meta_path, "w"))
     with pytest.raises(ValueError, match="the player 'tractor-pretrained' was made with tractor@2"):
         pretrained.load(cardjax.make("tractor"), "tractor-pretrained", directory=str(other))
+
+
+def test_the_public_subpackages_are_reachable_after_import_cardjax():
+    import subprocess
+    import sys
+
+    code = ("import cardjax; env = cardjax.make('mini_doudizhu'); "
+            "print(cardjax.agents.get(env, 'random').name, cardjax.registry.names()[0], "
+            "cardjax.cards.parse_cards('SQ'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["random", "gongzhu", "[10]"]
+    with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
+        cardjax.nothing_here  # noqa: B018
