@@ -33,7 +33,7 @@ from cardjax import agents
 from cardjax.agents import scrofazero as scrofazero_agent
 from cardjax.cli import non_negative_int, positive_float, positive_int, run_command
 from cardjax.eval import arena
-from cardjax.train import alphazero, runner
+from cardjax.train import alphazero, run_config, runner
 
 
 # The training flags' defaults: small enough for a CPU run of a few minutes (alphazero.Config
@@ -44,7 +44,7 @@ TRAIN_DEFAULTS = {**alphazero.Config().to_dict(),
 
 
 # The evaluation flags' defaults (None on the command line too: a resumed run keeps the settings
-# saved with it, runner.resolve_eval_settings, unless a flag is typed).
+# saved with it, run_config.resolve_eval_settings, unless a flag is typed).
 _PLAY = scrofazero_agent.PLAY_DEFAULTS
 EVAL_DEFAULTS = {"eval_every": 50, "eval_deals": 16, "eval_worlds": _PLAY["worlds"],
                  "eval_sampling": _PLAY["sampling"], "eval_iec": _PLAY["iec"],
@@ -100,7 +100,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 def resolve_config(args) -> tuple[alphazero.Config, int | None]:
     """The run's config: from the flags, or from the checkpoint when resuming."""
     typed = {k: getattr(args, k) for k in TRAIN_DEFAULTS if getattr(args, k, None) is not None}
-    return runner.resolve_config(
+    return run_config.resolve_config(
         args.out, args.resume, typed, TRAIN_DEFAULTS, alphazero.Config.from_dict,
         lambda saved: "it holds a run of another trainer" if "algorithm" in saved else None)
 
@@ -112,7 +112,7 @@ def main(argv=None) -> dict:
         runner.announce("ScrofaZero", f"{cfg.num_envs} games/iteration, net "
                         f"{cfg.width}x{cfg.depth}", state.params, args.out)
 
-    ev = runner.resolve_eval_settings(args.out, args.resume, args, EVAL_DEFAULTS, is_main)
+    ev = run_config.resolve_eval_settings(args.out, args.resume, args, EVAL_DEFAULTS, is_main)
     evaluate = info = None
     if ev["eval_deals"] > 0 and is_main:
         env = train.env

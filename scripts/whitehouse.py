@@ -16,7 +16,7 @@ and with the correct opponent model; information-set expectimax) plays one game 
 shuffling.  The players are deterministic, so the win rates are exact fractions: no sampling,
 no error bars.  The same matrix is then played with the plain tie-break (eps = 0: the lowest
 action id among the moves of best value) to show what the paper's equation (1) does.  The
-players and every tie-break: ``cardjax/games/mini_doudizhu/exact.py``.
+players: ``cardjax/games/mini_doudizhu/exact.py``; every tie-break: ``exact_tables.py`` there.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import time
 import numpy as np
 
 from cardjax.games.mini_doudizhu import exact as mx
+from cardjax.games.mini_doudizhu import exact_tables as xt
 from cardjax.cli import positive_int
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -125,7 +126,7 @@ def identification(eps: float, chunk: int) -> dict:
         if seat != 0:
             return
         hyp, p, _ = inst.weights()
-        true = mx.hand_code(cur[:, 1])
+        true = xt.hand_code(cur[:, 1])
         ident = (p * (hyp == true[:, None])).sum(1) > 1 - 1e-12
         k = seen[rows]
         hit[rows, k] = ident
@@ -309,8 +310,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     q = sub.add_parser("mini-exact", help="figure 3: the exact Mini Dou Di Zhu matrix")
-    q.add_argument("--eps", type=float, default=mx.EPS,
-                   help=f"equation (1)'s constant (default {mx.EPS:g}; 0 = plain tie-break)")
+    q.add_argument("--eps", type=float, default=xt.EPS,
+                   help=f"equation (1)'s constant (default {xt.EPS:g}; 0 = plain tie-break)")
     q.add_argument("--no-plain", action="store_true", help="skip the plain tie-break matrix")
     q.add_argument("--chunk", type=positive_int, default=1104, help="deals played at once")
     q.add_argument("--json", metavar="OUT", default=None)
@@ -320,8 +321,9 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.command in whitehouse_uct.COMMANDS:
         return whitehouse_uct.run(args)
-    if not 0 <= args.eps < mx.EPS_MAX:
-        p.error(f"--eps must be in [0, {mx.EPS_MAX:.4f}) (equation (1) must keep the minimax order)")
+    if not 0 <= args.eps < xt.EPS_MAX:
+        p.error(f"--eps must be in [0, {xt.EPS_MAX:.4f}) "
+                "(equation (1) must keep the minimax order)")
     return mini_exact(args)
 
 

@@ -1,15 +1,17 @@
 import time, jax, jax.numpy as jnp, numpy as np, cardjax
-from cardjax.games.tractor import env as tractor
+from cardjax.games.tractor import env as tractor_env
+from cardjax.games.tractor import state_facts as tractor
+from cardjax.games.tractor import tricks
 from cardjax.games.tractor import moves as tm
 env = cardjax.make("tractor")
 def old(state):
     seat = state.current_player
-    completes = ((state.phase == tractor.PLAY) & (state.num_in_trick > 0)
+    completes = ((state.phase == tractor_env.PLAY) & (state.num_in_trick > 0)
                  & (jnp.sum(state.trick[seat], dtype=jnp.int32) + 1 == state.lead_n))
     eff, order, slot = tm.context(state.level, state.trump)
     def one(c):
         plays = state.trick.astype(jnp.int32).at[seat, c].add(1)
-        return tm.trick_winner(tm.pad(plays), state.leader, state.lead_tractors, state.lead_pairs, eff, order, slot)
+        return tricks.trick_winner(tm.pad(plays), state.leader, state.lead_tractors, state.lead_pairs, eff, order, slot)
     return jnp.where(completes, jax.vmap(one)(jnp.arange(54)), -1)
 B = 256
 @jax.jit

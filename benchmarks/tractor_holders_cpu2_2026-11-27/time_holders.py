@@ -1,5 +1,7 @@
 import time, jax, jax.numpy as jnp, numpy as np, cardjax
-from cardjax.games.tractor import env as tractor
+from cardjax.games.tractor import env as tractor_env
+from cardjax.games.tractor import state_facts as tractor
+from cardjax.games.tractor import tricks
 from cardjax.games.tractor import moves as tm
 from cardjax.gate import gated
 env = cardjax.make("tractor")
@@ -7,11 +9,11 @@ def _old_w(trick, seat, leader, tractors, pairs, level, trump):
     eff, order, slot = tm.context(level, trump)
     def one(c):
         plays = trick.astype(jnp.int32).at[seat, c].add(1)
-        return tm.trick_winner(tm.pad(plays), leader, tractors, pairs, eff, order, slot)
+        return tricks.trick_winner(tm.pad(plays), leader, tractors, pairs, eff, order, slot)
     return jax.vmap(one)(jnp.arange(54))
 def old(state):
     seat = state.current_player
-    completes = ((state.phase == tractor.PLAY) & (state.num_in_trick > 0)
+    completes = ((state.phase == tractor_env.PLAY) & (state.num_in_trick > 0)
                  & (jnp.sum(state.trick[seat], dtype=jnp.int32) + 1 == state.lead_n))
     held = gated(completes, _old_w, tractor._no_winners, state.trick, seat, state.leader,
                  state.lead_tractors, state.lead_pairs, state.level, state.trump)

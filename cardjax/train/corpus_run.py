@@ -15,7 +15,7 @@ from flax import struct
 
 from cardjax import corpus as corpora
 from cardjax.cli import non_negative_int
-from cardjax.train import runner
+from cardjax.train import run_config, runner
 
 
 @struct.dataclass
@@ -59,7 +59,7 @@ def resolve(args, train_flags: dict, config_cls, games: tuple | None = None):
     corpus (whose game must be one of ``games`` when given), or the saved one on ``--resume``."""
     algorithm = config_cls().algorithm
     typed = {k: getattr(args, k) for k in train_flags if getattr(args, k) is not None}
-    latest = runner.existing_run(args.out)
+    latest = run_config.existing_run(args.out)
     if latest is None and not args.resume:
         if args.corpus is None:
             raise SystemExit("error: --corpus is required for a new run")
@@ -78,7 +78,7 @@ def resolve(args, train_flags: dict, config_cls, games: tuple | None = None):
         return None if saved.get("algorithm") == algorithm else \
             "it holds a run of another trainer"
 
-    return runner.resolve_config(args.out, args.resume, typed, config_cls().to_dict(),
+    return run_config.resolve_config(args.out, args.resume, typed, config_cls().to_dict(),
                                  config_cls.from_dict, check_saved)
 
 
@@ -115,7 +115,7 @@ def saved_config(run: str, algorithm: str) -> dict:
     if not os.path.isdir(run):
         raise ValueError(f"{run}: not a run directory")
     try:
-        _, saved = runner.readable_config(run)
+        _, saved = run_config.readable_config(run)
     except SystemExit as e:
         raise ValueError(str(e).removeprefix("error: ")) from None
     if saved.get("algorithm") != algorithm:
@@ -189,7 +189,7 @@ def train(args, *, resolve: Callable, cached_trainer: Callable, data: Callable,
     trainer = cached_trainer(cfg, env)
     state, ckpt = runner.initial_state(args.out, latest, trainer.init, args.seed)
     runner.announce(f"{name} for {cfg.game}", details(cfg, trainer), state.params, args.out)
-    ev = runner.resolve_eval_settings(args.out, args.resume, args, eval_defaults)
+    ev = run_config.resolve_eval_settings(args.out, args.resume, args, eval_defaults)
     batches = Batches(c, cfg.batch_games, args.seed)
 
     def step(state):

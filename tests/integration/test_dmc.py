@@ -19,7 +19,8 @@ import pytest
 import cardjax
 from cardjax.agents import dmc as dmc_agent
 from cardjax.eval import arena
-from cardjax.games.doudizhu.env import NUM_MOVES, OBS_SIZE
+from cardjax.games.doudizhu.env import NUM_MOVES
+from cardjax.games.doudizhu.observe import OBS_SIZE
 from cardjax.train import dmc
 from conftest import (assert_refuses_to_mix, assert_same_run, assert_update_lowers_loss,
                       load_script, read_metrics, restore_newest, straight_and_resumed)

@@ -20,7 +20,7 @@ import cardjax
 from cardjax import cards
 from cardjax.agents import dmc as dmc_agent
 from cardjax.games.gongzhu import env as gz_rules
-from cardjax.train import dmc, runner
+from cardjax.train import dmc, run_config, runner
 from cardjax.train.dmc import cli as dmc_cli
 from cardjax.train.dmc.adapters import gongzhu as adapter
 from conftest import (assert_refuses_to_mix, assert_same_run, assert_update_lowers_loss,
@@ -225,7 +225,7 @@ def test_cli_defaults_are_gongzhus(tmp_path):
 
 
 def test_eval_settings_resolved_and_saved(tmp_path, capsys):
-    """runner.resolve_eval_settings alone: a new run saves the defaults and the typed flags;
+    """run_config.resolve_eval_settings alone: a new run saves the defaults and the typed flags;
     --resume takes the saved settings (the command's defaults where the run directory has none),
     a typed flag overriding its saved value."""
     out = str(tmp_path / "run")
@@ -235,7 +235,7 @@ def test_eval_settings_resolved_and_saved(tmp_path, capsys):
     def resolve(*flags, resume=False, is_main=True):
         args = gongzhu_dmc.parse_args(["--out", out, *flags] + (["--resume"] if resume else []))
         assert args.eval_defaults == defaults
-        return runner.resolve_eval_settings(out, args.resume, args, args.eval_defaults, is_main)
+        return run_config.resolve_eval_settings(out, args.resume, args, args.eval_defaults, is_main)
 
     # a run directory from before the settings were saved: the defaults, a typed flag wins
     os.makedirs(out)

@@ -21,6 +21,7 @@ from cardjax.agents import dmc as dmc_agent
 from cardjax.eval import arena
 from cardjax.games.tractor import metrics as tractor_metrics
 from cardjax.games.tractor import env as tractor
+from cardjax.games.tractor import state_facts
 from cardjax.games.tractor import cards as TC
 from cardjax.games.tractor import moves as tm
 from cardjax.games.tractor import observe as tractor_observe
@@ -213,14 +214,14 @@ def test_consequences_say_who_holds_the_trick_after_each_completing_card():
     step = jax.jit(env.step)
     card = TC.card_type
     s = env.trick_state(["5♥ 6♣", "K♥ 7♣", "3♥ Q♥", "A♥ 4♥"], 2, "S", leader=0, dealer=0)
-    assert np.all(np.asarray(tractor.completing_holders(s)) == -1)  # a lead
+    assert np.all(np.asarray(state_facts.completing_holders(s)) == -1)  # a lead
     s = step(step(s, card("5♥")), tractor.DONE)
     s = step(s, card("K♥"))
-    h = np.asarray(tractor.completing_holders(s))  # seat 2 to play, seat 1's K♥ holds it
+    h = np.asarray(state_facts.completing_holders(s))  # seat 2 to play, seat 1's K♥ holds it
     assert h[card("Q♥")] == 1 and h[card("3♥")] == 1 and h[card("9♠")] == 2
     assert h[card("A♥")] == 2  # a higher heart than K takes it
     s = step(s, card("3♥"))
-    h = np.asarray(tractor.completing_holders(s))
+    h = np.asarray(state_facts.completing_holders(s))
     assert (h[card("A♥")], h[card("4♥")], h[card("9♠")], h[card("9♦")]) == (3, 1, 3, 1)
     assert h[card("2♦")] == 3  # a level card is trump: a ruff
     game = tractor_game(env, consequences=True)
@@ -303,11 +304,11 @@ def test_advice_flags_the_rule_players_follow():
 
 def test_consequences_equal_stepping_each_card():
     """On positions of rule-player games, every legal card that completes a follow leads to the
-    holder :func:`tractor.completing_holders` says, once stepped."""
+    holder :func:`state_facts.completing_holders` says, once stepped."""
     env = cardjax.make("tractor")
     rule = cardjax.agents.get(env, "rule")
     step, act = jax.jit(env.step), jax.jit(rule.act)
-    holders, winner = jax.jit(tractor.completing_holders), jax.jit(tractor.trick_holder)
+    holders, winner = jax.jit(state_facts.completing_holders), jax.jit(state_facts.trick_holder)
     key, checked = jax.random.PRNGKey(3), 0
     s = env.init(key)
     while not bool(s.terminated):
@@ -426,7 +427,7 @@ def test_trick_ending_rewards_are_the_swings_of_stepping_each_card():
     assert exact[:54].all() and not exact[54:].any()  # every card; legality is the mask's
     for c in (card("A♥"), card("T♥")):
         assert exact[c]
-        swing = np.asarray(tractor.point_swing(s, step(s, c)))[3]
+        swing = np.asarray(state_facts.point_swing(s, step(s, c)))[3]
         assert r[c] == pytest.approx(0.01 * swing)
     # the partner's K♥ holds the trick: the T♥ gives it 10 more points than taking it with the A♥
     assert r[card("A♥")] == pytest.approx(0.15, rel=1e-5)
@@ -443,7 +444,7 @@ def play_trick_out(step, rule_act, s, card):
     x = step(s, card)
     while int(x.trick_no) == int(s.trick_no) and not bool(x.terminated):
         x = step(x, rule_act(None, None, x))
-    return int(np.asarray(tractor.point_swing(s, x))[int(s.current_player)])
+    return int(np.asarray(state_facts.point_swing(s, x))[int(s.current_player)])
 
 
 def test_rollout_rewards_play_the_trick_out_with_the_rule_player():

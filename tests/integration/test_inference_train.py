@@ -16,7 +16,7 @@ from flax import serialization
 
 import cardjax
 from cardjax import agents, corpus
-from cardjax.train import runner
+from cardjax.train import run_config, runner
 from cardjax.train.inference import Config, make_trainer, positions
 from cardjax.train.inference import train as inf
 import conftest
@@ -177,7 +177,7 @@ def test_the_runner_stops_when_asked(tmp_path):
                        config={}, iterations=10, units_per_iteration=1, evaluate=evaluate,
                        eval_every=1, progress=False, stop=patience, checkpoint_every=5)
     assert int(final.iteration) == 4  # 3, 2 (best), 2.5, 2.2: two without a better one
-    assert runner.existing_run(str(tmp_path / "run")) == 4
+    assert run_config.existing_run(str(tmp_path / "run")) == 4
 
 
 def test_tssr_is_exact_and_the_baseline_is_uniform(script, if_corpus, tmp_path):

@@ -14,6 +14,7 @@ from cardjax import agents
 from cardjax.agents import Agent
 from cardjax.games.tractor import diagnostics as td
 from cardjax.games.tractor import env as T
+from cardjax.games.tractor import state_facts
 from cardjax.games.tractor import cards as TC
 from conftest import load_script
 
@@ -64,10 +65,10 @@ def test_point_swing_of_a_trick(env):
     for c in ("K♥", "done", "3♥", "5♥"):
         s = env.step(s, T.NUM_TYPES if c == "done" else TC.card_type(c))
     after = env.step(s, TC.card_type("A♥"))
-    np.testing.assert_array_equal(T.point_swing(s, after), [15, -15, 15, -15])
+    np.testing.assert_array_equal(state_facts.point_swing(s, after), [15, -15, 15, -15])
     ducked = env.step(s, TC.card_type("4♥"))
-    np.testing.assert_array_equal(T.point_swing(s, ducked), [-15, 15, -15, 15])
-    np.testing.assert_array_equal(T.point_swing(s, s), 0)
+    np.testing.assert_array_equal(state_facts.point_swing(s, ducked), [-15, 15, -15, 15])
+    np.testing.assert_array_equal(state_facts.point_swing(s, s), 0)
 
 
 def test_rule_player_statistics_and_script(env, tmp_path):

@@ -14,6 +14,7 @@ from cardjax import agents
 from cardjax.eval import arena
 from cardjax.games.tractor import metrics as tractor_metrics
 from cardjax.games.tractor import env as T
+from cardjax.games.tractor import state_facts
 from cardjax.games.tractor import cards as TC
 from cardjax.games.tractor import helpers as TH
 from cardjax.games.tractor import moves as tm
@@ -205,7 +206,7 @@ def test_metrics_on_a_hand_made_result():
     a_attacks = np.array([[False, True, False, True], [True, False, True, False]])
     attack = np.array([[20, 90, 125, 60], [130, 0, 85, 75]])
     # the hand-made scores follow the standard level table
-    att_gain, def_gain = (np.asarray(x) for x in T.level_change(jnp.asarray(attack)))
+    att_gain, def_gain = (np.asarray(x) for x in state_facts.level_change(jnp.asarray(attack)))
     assert np.array_equal(scores, np.where(a_attacks, att_gain - def_gain, def_gain - att_gain))
     r = tractor_metrics.tractor_metrics(scores, a_attacks, attack)
     # A won: defending 20 (yes), attacking 90 (yes), defending 125 (no), attacking 60 (no),
@@ -237,7 +238,7 @@ def test_rule_beats_random_in_a_duplicate_match(env, rule):
     out = r["per_game_outcome"]
     att, pts = np.asarray(out["a_attacks"]), np.asarray(out["attack_score"])
     assert (att[0] != att[1]).all()
-    gain_att, gain_def = (np.asarray(x) for x in T.level_change(jnp.asarray(pts)))
+    gain_att, gain_def = (np.asarray(x) for x in state_facts.level_change(jnp.asarray(pts)))
     a_gain = np.where(att, gain_att, gain_def)
     b_gain = np.where(att, gain_def, gain_att)
     assert np.array_equal(scores, a_gain - b_gain)

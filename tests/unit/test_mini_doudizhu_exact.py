@@ -1,5 +1,6 @@
 """The exact Mini Dou Di Zhu players of Whitehouse et al. (figure 3): equation (1), determinized
-minimax, Bayesian inference, information-set expectimax (cardjax/games/mini_doudizhu/exact.py)."""
+minimax, Bayesian inference, information-set expectimax (cardjax/games/mini_doudizhu/exact.py and
+its value tables, exact_tables.py)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ import numpy as np
 import pytest
 
 from cardjax.games.mini_doudizhu import exact as mx
+from cardjax.games.mini_doudizhu import exact_tables as xt
 from cardjax.games.mini_doudizhu import env as mdz
 from cardjax.games.mini_doudizhu import solver as solver
 
 A = mdz.parse_action
 H = mdz.parse_hand
-EPS = mx.EPS
+EPS = xt.EPS
 
 
 def test_cheating_against_itself_is_the_solver():
@@ -30,15 +32,15 @@ def test_cheating_against_itself_is_the_solver():
 
 
 def test_equation_1_keeps_the_minimax_order():
-    V, _ = mx.minimax_tables(EPS)
-    V0, _ = mx.minimax_tables(0.0)
+    V, _ = xt.minimax_tables(EPS)
+    V0, _ = xt.minimax_tables(0.0)
     on = ~np.isnan(V0)
     assert set(np.unique(V0[on])) == {-1.0, 1.0}
     np.testing.assert_array_equal(np.sign(V[on]), V0[on])
     assert np.abs(V[on] - V0[on]).max() < 0.03  # a small correction, far from flipping a sign
     # the plain values are the solver's, on every deal
     hands, _, values = solver.solve()
-    np.testing.assert_array_equal(V0[mx.pair_index(hands[:, 0], hands[:, 1]), mx.LEAD], values)
+    np.testing.assert_array_equal(V0[xt.pair_index(hands[:, 0], hands[:, 1]), xt.LEAD], values)
 
 
 def test_equation_1_prefers_the_line_with_more_chances_for_the_opponent_to_go_wrong():
@@ -49,18 +51,18 @@ def test_equation_1_prefers_the_line_with_more_chances_for_the_opponent_to_go_wr
     # negamax values worked out by hand; (1 + e) is a one-move win worth 1 + eps * 1
     after_2 = (1 + e) ** 2 + e * ((1 + e) ** 2 - (1 + e)) / 2  # the opponent to move, facing 2
     after_1 = (1 + e) ** 2 + e * (2 * (1 + e) ** 2 - (1 + e)) / 3  # facing 1
-    assert mx.minimax_value("23", "1", "2") == pytest.approx(after_2, abs=1e-15)
-    assert mx.minimax_value("23", "2", "1") == pytest.approx(after_1, abs=1e-15)
+    assert xt.minimax_value("23", "1", "2") == pytest.approx(after_2, abs=1e-15)
+    assert xt.minimax_value("23", "2", "1") == pytest.approx(after_1, abs=1e-15)
     assert -after_2 > -after_1
     root = -after_2 + e * (-after_2 - after_1) / 2
-    assert mx.minimax_value("12", "23") == pytest.approx(root, abs=1e-15)
-    assert mx.minimax_action("12", "23") == A("2")
-    assert mx.minimax_action("12", "23", eps=0.0) == A("1")
-    assert mx.minimax_value("12", "23", eps=0.0) == -1.0
+    assert xt.minimax_value("12", "23") == pytest.approx(root, abs=1e-15)
+    assert xt.minimax_action("12", "23") == A("2")
+    assert xt.minimax_action("12", "23", eps=0.0) == A("1")
+    assert xt.minimax_value("12", "23", eps=0.0) == -1.0
     # a won position: equation (1) only ever picks among the winning moves
     for me, other in (("1122BR3", "1233444"), ("1111222", "2333344"), ("1234BR1", "2223334")):
         if solver.position_wins(me, other):
-            assert mx.minimax_action(me, other) in solver.optimal_actions(me, other)
+            assert xt.minimax_action(me, other) in solver.optimal_actions(me, other)
 
 
 def _random_positions(n, seed=0):
@@ -80,14 +82,14 @@ def _random_positions(n, seed=0):
 def test_determinized_with_the_true_hand_only_is_cheating():
     for x, y, tb in _random_positions(300):
         for eps in (EPS, 0.0):
-            assert mx.determinized_action(x, tb, [y], [1], eps=eps) == \
-                mx.minimax_action(x, y, tb, eps=eps)
+            assert xt.determinized_action(x, tb, [y], [1], eps=eps) == \
+                xt.minimax_action(x, y, tb, eps=eps)
     # a weighted vote: the heavier determinization wins, an equal vote goes to the lower id
-    assert mx.minimax_action("12", "3") != mx.minimax_action("12", "23")
-    a3, a23 = mx.minimax_action("12", "3"), mx.minimax_action("12", "23")
-    assert mx.determinized_action("12", None, ["3", "23"], [1, 3]) == a23
-    assert mx.determinized_action("12", None, ["3", "23"], [3, 1]) == a3
-    assert mx.determinized_action("12", None, ["3", "23"], [2, 2]) == min(a3, a23)
+    assert xt.minimax_action("12", "3") != xt.minimax_action("12", "23")
+    a3, a23 = xt.minimax_action("12", "3"), xt.minimax_action("12", "23")
+    assert xt.determinized_action("12", None, ["3", "23"], [1, 3]) == a23
+    assert xt.determinized_action("12", None, ["3", "23"], [3, 1]) == a3
+    assert xt.determinized_action("12", None, ["3", "23"], [2, 2]) == min(a3, a23)
 
 
 def _consistent_hands(unseen, n):
@@ -123,7 +125,7 @@ class _LowestRows(mx._Rows):
         self._setup(own0, other0, seat)
 
     def act(self):
-        mask = mdz.legal_mask(mx.HANDS[self.own], np.where(self.slot == mx.LEAD, -1, self.slot),
+        mask = mdz.legal_mask(xt.HANDS[self.own], np.where(self.slot == xt.LEAD, -1, self.slot),
                               xp=np)
         return np.argmax(mask, axis=1)  # pass (18) is last
 
@@ -188,7 +190,7 @@ def test_correct_inference_never_rules_out_the_true_hand():
     def on_act(seat, inst, rows, actions, cur):
         if seat == 0:
             hyp, prob, _ = inst.weights()
-            true = mx.hand_code(cur[:, 1])
+            true = xt.hand_code(cur[:, 1])
             seen.append((prob * (hyp == true[:, None])).sum(1))
 
     for opp in (mx.Expectimax(), mx.Determinized(), mx.Determinized(inference="incorrect")):
@@ -200,18 +202,18 @@ def test_correct_inference_never_rules_out_the_true_hand():
 
 def test_expectimax_with_the_opponents_hand_known_is_cheating():
     """kitty=0: the unseen cards are the opponent's hand, one state per information set."""
-    V, D = mx.minimax_tables(EPS)
-    VM, VO, DM = mx.expectimax_tables(EPS, kitty=0)
+    V, D = xt.minimax_tables(EPS)
+    VM, VO, DM = xt.expectimax_tables(EPS, kitty=0)
     on = ~np.isnan(V)
     np.testing.assert_allclose(VM[on], V[on], rtol=0, atol=1e-13)
     np.testing.assert_array_equal(DM[on], D[on])
     # the opponent's nodes: minus its own value of the swapped position
-    swap = mx.pair_index(mx._PY, mx._PX)
+    swap = xt.pair_index(xt.PY, xt.PX)
     on_o = ~np.isnan(VO)
     np.testing.assert_allclose(VO[on_o], -V[swap][on_o], rtol=0, atol=1e-13)
     for x, y, tb in _random_positions(50, seed=1):
-        assert mx.expectimax_action(x, y, tb, kitty=0) == mx.minimax_action(x, y, tb)
-        assert mx.expectimax_value(x, y, tb, kitty=0) == pytest.approx(mx.minimax_value(x, y, tb))
+        assert xt.expectimax_action(x, y, tb, kitty=0) == xt.minimax_action(x, y, tb)
+        assert xt.expectimax_value(x, y, tb, kitty=0) == pytest.approx(xt.minimax_value(x, y, tb))
 
 
 def test_expectimax_value_by_hand():
@@ -222,10 +224,10 @@ def test_expectimax_value_by_hand():
     lead1 = -1 + e * (-1 + (1 + e)) / 2  # min(-1, 1+e) + e * mean(-1, 1+e)
     lead2 = (2 / 5) * (1 + e) ** 2 + (3 / 5) * lead1  # a 2 passes: my 1 is a one-move win
     value = max(lead1, lead2) + e * (lead1 + lead2) / 2
-    assert mx.expectimax_value("12", "22344") == pytest.approx(value, abs=1e-15)
-    assert mx.expectimax_action("12", "22344") == A("2")
+    assert xt.expectimax_value("12", "22344") == pytest.approx(value, abs=1e-15)
+    assert xt.expectimax_action("12", "22344") == A("2")
     # the opponent's node after my 2 (I hold 1 now), to me
-    assert mx.expectimax_value("1", "22344", to_move="opponent", to_beat="2") == \
+    assert xt.expectimax_value("1", "22344", to_move="opponent", to_beat="2") == \
         pytest.approx(lead2, abs=1e-15)
 
 
@@ -297,14 +299,14 @@ def test_bad_input():
     with pytest.raises(ValueError, match="inference"):
         mx.Determinized(inference="sometimes")
     with pytest.raises(ValueError, match="18-card deck"):
-        mx.minimax_value("11111", "2")
+        xt.minimax_value("11111", "2")
     with pytest.raises(ValueError, match="18-card deck"):
-        mx.minimax_value("1111", "1")
+        xt.minimax_value("1111", "1")
     with pytest.raises(ValueError, match="1..7 cards"):
-        mx.minimax_value("11223344", "B")
+        xt.minimax_value("11223344", "B")
     with pytest.raises(ValueError, match="opponent"):
-        mx.expectimax_value("12", "2234")  # 4 unseen: the opponent would hold nothing
+        xt.expectimax_value("12", "2234")  # 4 unseen: the opponent would hold nothing
     with pytest.raises(ValueError, match="weight"):
-        mx.determinized_action("12", None, ["3"], [0])
+        xt.determinized_action("12", None, ["3"], [0])
     with pytest.raises(ValueError, match="8832"):
         mx.win_rate(np.zeros(10, np.int8))

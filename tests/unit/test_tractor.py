@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from cardjax.games.tractor import env as T
+from cardjax.games.tractor import state_facts
 from cardjax.games.tractor import cards as TC
 from cardjax.games.tractor import helpers as TH
 from cardjax.games.tractor import moves as tm
@@ -339,11 +340,11 @@ def test_failed_throw_in_play_reveals_and_penalises(env_step):
     (0, 0, 3), (5, 0, 2), (35, 0, 2), (40, 0, 1), (75, 0, 1), (80, 0, 0), (115, 0, 0),
     (120, 1, 0), (155, 1, 0), (160, 2, 0), (195, 2, 0), (200, 3, 0), (240, 4, 0)])
 def test_level_table(score, att, dfn):
-    a, d = T.level_change(jnp.int32(score), "standard")
+    a, d = state_facts.level_change(jnp.int32(score), "standard")
     assert (int(a), int(d)) == (att, dfn)
     # shengji_plus: 1 + (A - 80) // 40 from 80 up, so one level above standard from 80 on (it
     # once changed only the 80..115 band)
-    a, d = T.level_change(jnp.int32(score), "shengji_plus")
+    a, d = state_facts.level_change(jnp.int32(score), "shengji_plus")
     assert (int(a), int(d)) == ((att + 1 if score >= 80 else 0), dfn)
 
 
@@ -360,7 +361,7 @@ def _rules_levels(score, levels):
 @pytest.mark.parametrize("levels", ["standard", "shengji_plus"])
 def test_level_tables_follow_the_rules_formula(levels):
     scores = [0, 35, 75, 80, 115, 120, 155, 160, 200]
-    a, d = T.level_change(jnp.asarray(scores, jnp.int32), levels)
+    a, d = state_facts.level_change(jnp.asarray(scores, jnp.int32), levels)
     assert list(zip(np.asarray(a).tolist(), np.asarray(d).tolist())) == \
         [_rules_levels(x, levels) for x in scores]
     if levels == "shengji_plus":  # 80-115 +1, 120-155 +2, 160-195 +3, 200 +4

@@ -33,6 +33,8 @@ row; ``bombs`` bombs and rockets played; ``history`` / ``history_seat`` the last
 first, -1 = none: DeepRocket's six rounds; ``observe`` reads the last 15); ``landlord_moves`` /
 ``peasant_moves`` non-pass moves made; ``bidding`` (auction running), ``bid``, ``bid_seat``,
 ``bids_made``; ``_hands[seat]`` rank counts held.
+
+Observations (and the count-level planes, the seats' roles): :mod:`~cardjax.games.doudizhu.observe`.
 """
 
 from __future__ import annotations
@@ -45,10 +47,12 @@ from flax import struct
 from cardjax import legal_words, shuffle
 from cardjax.core import Env, HiddenCards, PRNGKey, _select
 from cardjax.games.doudizhu import moves as moves
+from cardjax.games.doudizhu import observe as ddz_observe
 from cardjax.games.doudizhu.moves import (
     ACTIONS, COUNTS, NUM_RANKS, PASS, action_index, action_string, counts_to_str, hand_counts,
     legal_moves,
 )
+from cardjax.games.doudizhu.observe import OBS_SIZE, ORACLE_SIZE
 
 Array = jax.Array
 
@@ -57,15 +61,10 @@ NUM_MOVES = len(ACTIONS)  # 27,472
 NUM_WORDS = moves.NUM_WORDS  # the legal actions packed, bidding ones included
 BID_PASS = NUM_MOVES  # bidding actions, with the option only
 HISTORY = 18  # moves kept in the state: six rounds of three
-OBS_HISTORY = 15  # moves in ``observe``
 DECK = np.array([4] * 13 + [1, 1], np.int32)  # rank counts of the full deck
 RANK_OF_CARD = np.repeat(np.arange(NUM_RANKS), DECK)  # the 54 physical cards
 _IS_BOMB = np.isin(moves.TYPE, [moves.TYPE_NAMES.index("bomb"), moves.TYPE_NAMES.index("rocket")])
 _LENGTH = COUNTS.sum(axis=1).astype(np.int32)
-# Observation: 4 count levels x 15 ranks per card set.
-PLANES = 4 * NUM_RANKS
-OBS_SIZE = PLANES + 2 * 21 + 3 * PLANES + PLANES + 3 + 1 + PLANES + 3 + 16 + OBS_HISTORY * PLANES
-ORACLE_SIZE = OBS_SIZE + 2 * PLANES
 
 __all__ = ["DouDizhu", "State", "ACTIONS", "legal_moves", "action_index", "action_string"]
 
@@ -124,20 +123,6 @@ def _legal_words(s: State) -> Array:
     if s.num_actions > NUM_MOVES:  # the bidding option
         words = jnp.where(s.bidding, _bid_words(s), words)
     return jnp.where(s.terminated, legal_words.full(s.num_actions, NUM_WORDS), words)
-
-
-ROLES = ("landlord", "landlord_down", "landlord_up")
-
-
-def role(state: State, seat) -> Array:
-    """int32: ``seat``'s role, an index of :data:`ROLES`: 0 the landlord, 1 the peasant after it,
-    2 the peasant before it (while the auction runs, as if seat 0 were the landlord)."""
-    return ((seat - jnp.maximum(state.landlord, 0)) % NUM_PLAYERS).astype(jnp.int32)
-
-
-def planes(counts: Array) -> Array:
-    """bool[..., 60]: for each rank, whether the count reaches 1, 2, 3, 4 (rank-major)."""
-    return (counts[..., :, None] > jnp.arange(4)).reshape(counts.shape[:-1] + (PLANES,))
 
 
 def deal_counts(key: PRNGKey) -> Array:
@@ -400,38 +385,13 @@ class DouDizhu(Env):
 
     # ------------------------------------------------------------------ observations
     def observe(self, state: State, seat) -> Array:
-        """float32[OBS_SIZE]: what ``seat`` may know, seats in the order seat, next, previous.
-
-        Own hand (60 = 15 ranks x count levels 1..4); cards left of the next and previous seats
-        (2 x 21 one-hot); cards played by each seat (3 x 60); the move to beat (60), who made it
-        (3) and whether the seat leads (1); the bottom cards (60, zeros before they are shown);
-        the landlord (3); bombs and rockets so far (16 one-hot, capped); the last 15 moves,
-        oldest first (15 x 60).
-        """
-        s = state
-        rel = (jnp.arange(NUM_PLAYERS) + seat) % NUM_PLAYERS
-        beat = jnp.where(s.to_beat >= 0, jnp.asarray(COUNTS)[jnp.maximum(s.to_beat, 0)], 0)
-        recent = s.history[-OBS_HISTORY:]
-        hist = jnp.where((recent >= 0)[:, None], jnp.asarray(COUNTS)[jnp.maximum(recent, 0)], 0)
-        parts = [
-            planes(s._hands[seat]),
-            s.cards_left[rel[1:], None] == jnp.arange(21),
-            planes(s.played[rel]),
-            planes(beat),
-            rel == s.to_beat_seat,
-            (s.to_beat < 0)[None],
-            planes(s.bottom),
-            rel == s.landlord,
-            jnp.minimum(s.bombs, 15) == jnp.arange(16),
-            planes(hist),
-        ]
-        return jnp.concatenate([x.reshape(-1) for x in parts]).astype(jnp.float32)
+        """float32[OBS_SIZE] (:func:`~cardjax.games.doudizhu.observe.observe`)."""
+        return ddz_observe.observe(state, seat)
 
     def observe_oracle(self, state: State, seat) -> Array:
-        """float32[ORACLE_SIZE]: ``observe`` plus the hands of the next and previous seats."""
-        rel = (jnp.arange(NUM_PLAYERS) + seat) % NUM_PLAYERS
-        others = planes(state._hands[rel[1:]]).reshape(-1).astype(jnp.float32)
-        return jnp.concatenate([self.observe(state, seat), others])
+        """float32[ORACLE_SIZE]: ``observe`` plus the hands of the next and previous seats
+        (:func:`~cardjax.games.doudizhu.observe.observe_oracle`)."""
+        return ddz_observe.observe_oracle(state, seat)
 
     # ------------------------------------------------------------------ hidden information
     def sample_hidden(self, key: PRNGKey, state: State, seat) -> State:

@@ -23,6 +23,8 @@ seat put on the current trick (-1 none), ``played_by[card]`` / ``taken_by[card]`
 collected it (-1 none), ``history[t]`` card played at play t, ``scores[seat]`` pile score so far,
 ``voids[seat, suit]`` revealed voids, ``exposed[card]``, ``suit_led[suit]`` whether a trick of that
 suit has been completed, ``exposing`` seats done exposing (4 = playing), ``_owner[card]`` the deal.
+
+Hidden-state sampling (the worlds of a search): :mod:`~cardjax.games.gongzhu.hidden`.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from flax import struct
 from cardjax import cards as _cards
 from cardjax import shuffle
 from cardjax.core import HiddenCards, Env, PRNGKey
+from cardjax.games.gongzhu import hidden as gz_hidden
 
 Array = jax.Array
 
@@ -85,16 +88,6 @@ class State:
     suit_led: Array
     exposing: Array
     _owner: Array
-
-
-def _hidden_from(s: State, seat) -> Array:
-    """bool[52]: the cards ``seat`` has not seen (others' hands less their exposed cards)."""
-    return (s.played_by < 0) & (s._owner != seat) & ~s.exposed
-
-
-def _others(seat) -> Array:
-    """int[3]: the other seats from the next one on (the places of ``hidden_cards``)."""
-    return (seat + 1 + jnp.arange(NUM_PLAYERS - 1)) % NUM_PLAYERS
 
 
 def pile_scores(piles: Array, exposed: Array | None = None) -> Array:
@@ -416,86 +409,17 @@ class Gongzhu(Env):
         return self.sample_hidden_fixed(key, state, seat, jnp.full(NUM_CARDS, -1, jnp.int32))[0]
 
     def sample_hidden_fixed(self, key: PRNGKey, state: State, seat, fixed) -> tuple[State, Array]:
-        """:meth:`sample_hidden` with some hidden cards forced to given seats.
+        """:meth:`sample_hidden` with some hidden cards forced to given seats: ``(world,
+        feasible)`` (:func:`~cardjax.games.gongzhu.hidden.sample_hidden_fixed`)."""
+        return gz_hidden.sample_hidden_fixed(self, key, state, seat, fixed)
 
-        ``fixed`` (int[52]): ``-1`` = free, else the seat that must get that card.  Returns
-        ``(world, feasible)``.  The fixed hidden cards are placed first (in random order), each
-        to its seat if that seat may take it (not ``seat``, no shown void in its suit, a free
-        place) and the rest stays placeable (Hall's condition); the other hidden cards are then
-        placed as in :meth:`sample_hidden`.  ``feasible`` is False when some constraint could
-        not be met: a fixed hidden card that could not go to its seat (it is then placed as if
-        free, so the world is always a consistent deal), or a fixed card that ``seat`` can see
-        (its own, played or exposed) whose known holder differs from ``fixed``.
-        With every entry ``-1`` this is exactly :meth:`sample_hidden` (same key, same world).
-        """
-        s = state
-        fixed = jnp.asarray(fixed, jnp.int32)
-        seats = jnp.arange(NUM_PLAYERS)
-        hidden = _hidden_from(s, seat)
-        need = jnp.sum(hidden[None, :] & (s._owner[None, :] == seats[:, None]), axis=1)
-        elig = (~s.voids.T) & (seats != seat)[None, :]  # [suit, seat]
-        rem = jnp.sum(hidden.reshape(4, 13), axis=1)  # hidden cards per suit
-        subsets = jnp.asarray((np.arange(16)[:, None] >> np.arange(4)) & 1, bool)  # [T, suit]
-        reach = jnp.any(subsets[:, :, None] & elig[None], axis=1)  # [T, seat]
-
-        def feasible(need, rem):
-            return jnp.all(subsets @ rem <= reach @ need)
-
-        def place(carry, inp):
-            need, rem, owner, ok_all = carry
-            card, k = inp
-            suit = card // 13
-            rem_after = rem.at[suit].add(-1)
-            ok = jax.vmap(lambda j: feasible(need.at[j].add(-1), rem_after))(seats)
-            w = jnp.where(ok & elig[suit] & (need > 0), need, 0).astype(jnp.float32)
-            target = fixed[card]
-            w_fixed = jnp.where(seats == target, w, 0.0)
-            forced = hidden[card] & (target >= 0)
-            can = jnp.any(w_fixed > 0)
-            w = jnp.where(forced & can, w_fixed, w)
-            j = jax.random.categorical(k, jnp.log(w)).astype(jnp.int32)
-            take = hidden[card]
-            need = jnp.where(take, need.at[j].add(-1), need)
-            rem = jnp.where(take, rem_after, rem)
-            owner = jnp.where(take, owner.at[card].set(j.astype(jnp.int8)), owner)
-            return (need, rem, owner, ok_all & (can | ~forced)), None
-
-        k_perm, k_place = jax.random.split(key)
-        order = jax.random.permutation(k_perm, NUM_CARDS)
-        # At most 39 cards are hidden from a seat: visit those first (the fixed ones before the
-        # free ones), each group in random order.
-        rank = jnp.where(hidden & (fixed >= 0), 0, jnp.where(hidden, 1, 2))
-        order = order[jnp.argsort(rank[order], stable=True)[: 3 * 13]]
-        keys = jax.random.split(k_place, 3 * 13)
-        known_ok = jnp.all(hidden | (fixed < 0) | (fixed == s._owner))
-        (_, _, owner, ok_all), _ = jax.lax.scan(
-            place, (need, rem, s._owner, known_ok), (order, keys))
-        world = s.replace(_owner=owner)
-        mask = jnp.where(s.terminated, s.legal_action_mask, self._legal_mask(world))
-        return world.replace(legal_action_mask=mask), ok_all
-
-    # The 52 cards are the kinds (one copy each); the places are the three other seats in turn.
-    hidden_space = ((13, 13, 13), 1)
+    hidden_space = gz_hidden.HIDDEN_SPACE
 
     def hidden_cards(self, state: State, seat) -> HiddenCards:
-        s = state
-        others = _others(seat)
-        hidden = _hidden_from(s, seat)
-        suit = jnp.arange(NUM_CARDS) // 13
-        allowed = ~s.voids[others][:, suit].T  # [card, place]
-        truth = hidden[:, None] & (s._owner[:, None] == others[None, :])
-        return HiddenCards(copies=hidden.astype(jnp.int32), allowed=allowed,
-                           capacity=jnp.sum(truth, axis=0, dtype=jnp.int32),
-                           truth=truth.astype(jnp.int32))
+        return gz_hidden.hidden_cards(state, seat)
 
     def with_hidden(self, state: State, seat, counts) -> State:
-        s = state
-        others = _others(seat)
-        hidden = _hidden_from(s, seat)
-        owner = jnp.where(hidden, others[jnp.argmax(counts, axis=1)], s._owner)
-        world = s.replace(_owner=owner.astype(s._owner.dtype))
-        mask = jnp.where(s.terminated, s.legal_action_mask, self._legal_mask(world))
-        return world.replace(legal_action_mask=mask)
+        return gz_hidden.with_hidden(self, state, seat, counts)
 
     # ------------------------------------------------------------------ people
     def action_to_str(self, action: int) -> str:

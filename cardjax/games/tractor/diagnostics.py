@@ -20,6 +20,7 @@ import jax.numpy as jnp
 
 from cardjax.core import Agent
 from cardjax.games.tractor import env as tractor
+from cardjax.games.tractor import state_facts
 
 DONE = tractor.NUM_TYPES  # the action that ends a move
 
@@ -72,7 +73,7 @@ def _make_run(env, agent: Agent, opponent: Agent, batch: int):
         seat = states.current_player
 
         def one(card):
-            swing = jax.vmap(tractor.point_swing)(states, step(states, jnp.full(batch, card)))
+            swing = jax.vmap(state_facts.point_swing)(states, step(states, jnp.full(batch, card)))
             return swing[rows, seat]
 
         return jax.vmap(one)(jnp.arange(tractor.NUM_TYPES)).T

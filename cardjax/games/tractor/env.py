@@ -2,14 +2,16 @@
 declarations, burial, chaodi, tricks).  Rules: shared/rules/tractor.md; this implementation's
 choices and options: docs/games.md ("Tractor").  Cards are 54 *types* (``13 * suit + rank``, suits
 S H D C, ranks 2..A; ``52`` = XJ, ``53`` = DJ), two copies each; hands and plays are count vectors
-``int8[54]``.  Also here: :func:`level_change`, and jitted functions of a state for trainers and
-agents (:func:`trick_holder`, :func:`table_points`, :func:`completing_holders`,
-:func:`point_swing`, :func:`unseen_cards`).  Elsewhere: move
-arithmetic in :mod:`~cardjax.games.tractor.moves` (and the phase ids), legal action masks in
+``int8[54]``.  Elsewhere: move arithmetic in :mod:`~cardjax.games.tractor.moves` (and the phase
+ids), throws and trick winners in :mod:`~cardjax.games.tractor.tricks`, the levels a score gains
+and jitted functions of a state for trainers and agents in
+:mod:`~cardjax.games.tractor.state_facts` (``trick_holder``, ``table_points``,
+``completing_holders``, ``point_swing``, ``unseen_cards``, ``level_change``), legal action masks in
 :mod:`~cardjax.games.tractor.legal` (and the action ids), observations in
 :mod:`~cardjax.games.tractor.observe`, hidden-state sampling in
-:mod:`~cardjax.games.tractor.hidden`, card text in :mod:`~cardjax.games.tractor.cards`, string
-helpers for people in :mod:`~cardjax.games.tractor.helpers`, matches across hands in
+:mod:`~cardjax.games.tractor.hidden`, card text in :mod:`~cardjax.games.tractor.cards`, deals
+read and states drawn as text in :mod:`~cardjax.games.tractor.env_text`, string helpers for
+people in :mod:`~cardjax.games.tractor.helpers`, matches across hands in
 :mod:`~cardjax.games.tractor.match`.
 
 Actions (``num_actions = 66``):
@@ -34,10 +36,13 @@ from flax import struct
 
 from cardjax.core import Env, HiddenCards, PRNGKey
 from cardjax.games.tractor import cards as tc
+from cardjax.games.tractor import env_text
 from cardjax.games.tractor import hidden as tractor_hidden
 from cardjax.games.tractor import legal as tl
 from cardjax.games.tractor import moves as tm
 from cardjax.games.tractor import observe as tobs
+from cardjax.games.tractor import state_facts
+from cardjax.games.tractor import tricks
 from cardjax.gate import gated
 from cardjax.games.tractor.moves import BURY, CHAODI, DECLARE, OVER, PLAY
 
@@ -134,7 +139,6 @@ def _jitted(env, name: str):
     return _JITS[key]
 
 
-
 class Tractor(Env):
     name = "tractor"
     version = "1"  # the rules' version: runs, corpora and players record tractor@1
@@ -152,7 +156,8 @@ class Tractor(Env):
         if throw_penalty not in (0, 10):
             raise ValueError(f"throw_penalty must be 0 or 10, got {throw_penalty!r}")
         if kitty_multiplier not in ("power", "times"):
-            raise ValueError(f"kitty_multiplier must be 'power' or 'times', got {kitty_multiplier!r}")
+            raise ValueError(
+                f"kitty_multiplier must be 'power' or 'times', got {kitty_multiplier!r}")
         if levels not in ("standard", "shengji_plus"):
             raise ValueError(f"levels must be 'standard' or 'shengji_plus', got {levels!r}")
         if not (dealer in ("random", "declarer") or (isinstance(dealer, int) and 0 <= dealer < 4)):
@@ -190,24 +195,15 @@ class Tractor(Env):
         """A hand from an explicit deal order: 108 card strings or type indices (each type twice);
         cards 0..99 go one at a time to the seats from the one after ``dealer`` (seat 0 when
         ``dealer`` is None: the dealer is then the last declarer), 100..107 form the kitty."""
-        if isinstance(order, str):
-            order = order.replace(",", " ").split()
-        types = np.array([tc.card_type(c) if isinstance(c, str) else int(c) for c in order])
-        if types.shape != (108,):
-            raise ValueError(f"a deal has 108 cards, got {types.shape[0]}")
-        if ((types < 0) | (types >= NUM_TYPES)).any():
-            raise ValueError("card type indices must be in 0..53")
-        counts = np.bincount(types, minlength=NUM_TYPES)
-        if (counts != 2).any():
-            bad = [f"{tc.type_str(t)} x{counts[t]}" for t in np.flatnonzero(counts != 2)]
-            raise ValueError(f"a deal holds each card twice; got {', '.join(bad)}")
+        types = env_text.parse_deal(order)
         if dealer is not None and not (isinstance(dealer, (int, np.integer)) and 0 <= dealer < 4):
             raise ValueError(f"dealer must be a seat 0..3 or None, got {dealer!r}")
         d = jnp.int32(-1 if dealer is None else dealer)
         return self._new(jnp.asarray(types, jnp.int32), jnp.int32(tc.parse_level(level)), d)
 
     def _new(self, deal, level, dealer) -> State:
-        return _jitted(self, "_new_impl")(jnp.asarray(deal, jnp.int32), jnp.asarray(level, jnp.int32),
+        return _jitted(self, "_new_impl")(jnp.asarray(deal, jnp.int32),
+                                          jnp.asarray(level, jnp.int32),
                                           jnp.asarray(dealer, jnp.int32))
 
     def _new_impl(self, deal, level, dealer) -> State:
@@ -224,7 +220,8 @@ class Tractor(Env):
             trick_no=i32(0), trick=z4, num_in_trick=i32(0), lead_suit=i32(0), lead_n=i32(0),
             lead_k1=i32(0), lead_pairs=i32(0), lead_tractors=jnp.zeros(tm.MAX_TRACTORS, jnp.int32),
             follow_base=jnp.zeros(NUM_TYPES, jnp.int8), played=z4, revealed=z4,
-            voids=jnp.zeros((4, 5), bool), led=z4, sloughed=z4, last_trick=z4, last_leader=i32(-1), last_winner=i32(-1),
+            voids=jnp.zeros((4, 5), bool), led=z4, sloughed=z4, last_trick=z4,
+            last_leader=i32(-1), last_winner=i32(-1),
             hand_sizes=_onehot(first, 4).astype(jnp.int32), attacker_points=i32(0),
             defender_points=i32(0), kitty_points=i32(0), kitty_bonus=i32(0), penalty=i32(0),
             level_gain=jnp.zeros(2, jnp.int32), _hands=hands,
@@ -236,11 +233,7 @@ class Tractor(Env):
     def trick_state(self, hands, level, trump, leader=0, dealer=None) -> State:
         """A state at the start of the trick phase with the given hands (4 count vectors or card
         strings; any sizes), for tests and the helpers.  The kitty is empty."""
-        hs = np.stack([tc.parse_counts(h, f"hand {i}") for i, h in enumerate(hands)])
-        if hs.shape != (4, NUM_TYPES):
-            raise ValueError("trick_state takes four hands")
-        if (hs.sum(0) > 2).any():
-            raise ValueError("the hands hold some card more than twice")
+        hs = env_text.parse_hands(hands)
         dealer = leader if dealer is None else dealer
         s = self._new(jnp.arange(108, dtype=jnp.int32) % NUM_TYPES,
                       jnp.int32(tc.parse_level(level)), jnp.int32(dealer))
@@ -253,7 +246,8 @@ class Tractor(Env):
 
     # ------------------------------------------------------------------ legality
     def _legal_mask(self, s: State) -> Array:
-        """bool[66]: the legal actions of ``s`` (:func:`~cardjax.games.tractor.legal.legal_mask`)."""
+        """bool[66]: the legal actions of ``s``
+        (:func:`~cardjax.games.tractor.legal.legal_mask`)."""
         return tl.legal_mask(s, self.throws)
 
     # ------------------------------------------------------------------ transitions
@@ -267,7 +261,8 @@ class Tractor(Env):
         phase = s.phase
         nxt = branches[0]
         for i in range(1, 4):
-            nxt = jax.tree_util.tree_map(lambda a, b, i=i: jnp.where(phase == i, a, b), branches[i], nxt)
+            nxt = jax.tree_util.tree_map(lambda a, b, i=i: jnp.where(phase == i, a, b),
+                                         branches[i], nxt)
         nxt = nxt.replace(step_count=s.step_count + 1)
         mask = jnp.where(nxt.terminated, jnp.ones(NUM_ACTIONS, bool), self._legal_mask(nxt))
         return nxt.replace(legal_action_mask=mask)
@@ -349,7 +344,8 @@ class Tractor(Env):
         seat = s.current_player
         passed = action == PASS
         p = s.replace(passes=s.passes + 1, current_player=(seat + 1) % 4)
-        p = jax.tree_util.tree_map(lambda a, b: jnp.where(p.passes >= 4, a, b), self._start_play(p), p)
+        p = jax.tree_util.tree_map(lambda a, b: jnp.where(p.passes >= 4, a, b),
+                                   self._start_play(p), p)
         o = self._to_bury(self._apply_decl(s, action, seat), seat)
         return jax.tree_util.tree_map(lambda a, b: jnp.where(passed, a, b), p, o)
 
@@ -361,7 +357,8 @@ class Tractor(Env):
         trick = jnp.where(_row(seat), part, s.trick)
         size = jnp.sum(part, dtype=jnp.int32)
         leading = s.num_in_trick == 0
-        # a follower finished a unit of a lead with several tractors (see cardjax.games.tractor.legal.follow_unit)
+        # a follower finished a unit of a lead with several tractors (see
+        # cardjax.games.tractor.legal.follow_unit)
         unit_done = ~leading & jnp.any(size == jnp.cumsum(2 * s.lead_tractors))
         s1 = s.replace(trick=trick, follow_base=jnp.where(unit_done, part, s.follow_base))
         # the moves' arithmetic runs only for the games where it applies (a game in another
@@ -393,8 +390,8 @@ class Tractor(Env):
         seat = s.current_player
         lead = tm.pad(s.trick[seat])
         if self.throws:
-            stands, actual, tractors = gated(need, tm.throw_check_at, tm.no_throw_check, lead,
-                                             s._hands, seat, s.level, s.trump)
+            stands, actual, tractors = gated(need, tricks.throw_check_at, tricks.no_throw_check,
+                                             lead, s._hands, seat, s.level, s.trump)
         else:  # one unit: at most one tractor (none below two pairs)
             stands, actual = jnp.bool_(True), lead
             tractors = gated(need & (jnp.sum(lead == 2) >= 2), tm.tractors_at, tm.no_tractors,
@@ -431,9 +428,9 @@ class Tractor(Env):
                                       self._end_trick(s, need & (s.num_in_trick == 4)), s)
 
     def _end_trick(self, s: State, need=True) -> State:
-        win = gated(need, tm.winner_at, tm.no_winner, s.trick, s.leader, s.lead_tractors,
+        win = gated(need, tricks.winner_at, tricks.no_winner, s.trick, s.leader, s.lead_tractors,
                     s.lead_pairs, s.level, s.trump)
-        pts = table_points(s)
+        pts = state_facts.table_points(s)
         defender_won = (win % 2) == (s.dealer % 2)
         s = s.replace(
             attacker_points=s.attacker_points + jnp.where(defender_won, 0, pts),
@@ -460,7 +457,7 @@ class Tractor(Env):
         mult = jnp.minimum(mult, 64)
         bonus = jnp.where(attackers_last, kitty * mult, 0)
         score = jnp.maximum(s.attacker_points + bonus + s.penalty, 0)
-        att_gain, def_gain = level_change(score, self.levels)
+        att_gain, def_gain = state_facts.level_change(score, self.levels)
         dteam = s.dealer % 2
         gain = jnp.where(jnp.arange(2) == dteam, def_gain, att_gain)
         team = jnp.arange(4) % 2
@@ -494,115 +491,7 @@ class Tractor(Env):
 
     # ------------------------------------------------------------------ people
     def action_to_str(self, action: int) -> str:
-        a = int(action)
-        if 0 <= a < NUM_TYPES:
-            return tc.type_str(a)
-        names = {DONE: "done", PASS: "pass", DECL_XJ: "declare XJ XJ", DECL_DJ: "declare DJ DJ"}
-        if a in names:
-            return names[a]
-        if DECL_SINGLE <= a < DECL_PAIR:
-            return f"declare {tm.SUIT_SYMBOLS[a - DECL_SINGLE]}"
-        if DECL_PAIR <= a < DECL_XJ:
-            return f"declare {tm.SUIT_SYMBOLS[a - DECL_PAIR]} pair"
-        return f"action {a} (out of range)"
+        return env_text.action_text(action)
 
     def render(self, state: State) -> str:
-        s = jax.device_get(state)
-        if np.ndim(s.current_player) != 0:
-            raise ValueError("render takes one game, not a batch; index the batch first")
-        phases = ["declare", "bury", "chaodi", "tricks", "over"]
-        tr = "NT" if int(s.trump) == 4 else tm.SUIT_SYMBOLS[int(s.trump)]
-        lines = [f"Tractor  level {tm.RANKS[int(s.level)]}  trump {tr}  dealer {int(s.dealer)}  "
-                 f"phase {phases[int(s.phase)]}  trick {int(s.trick_no) + 1}  "
-                 + ("finished" if s.terminated else f"to act: seat {int(s.current_player)}"),
-                 f"points: attackers {int(s.attacker_points)}  defenders {int(s.defender_points)}"]
-        for seat in range(4):
-            mark = "*" if seat == int(s.current_player) and not s.terminated else " "
-            table = f"   | table: {tc.counts_str(s.trick[seat])}" if s.trick[seat].any() else ""
-            lines.append(f"{mark}seat {seat}: {tc.counts_str(s._hands[seat])}" + table)
-        if s.terminated:
-            lines.append(f"kitty {tc.counts_str(s._kitty)} ({int(s.kitty_points)} points, bonus "
-                         f"{int(s.kitty_bonus)}); levels gained {list(map(int, s.level_gain))}")
-        return "\n".join(lines)
-
-
-def level_change(score, levels: str = "standard"):
-    """(attackers' gain, defenders' gain) for the attackers' final score A.  Defenders: +3 at 0,
-    +2 under 40, +1 under 80.  Attackers (``"standard"``): ``1 + (A - 120) // 40`` from 120 up;
-    ``"shengji_plus"`` (the report's code): ``1 + (A - 80) // 40`` from 80 up, one level more
-    than the standard table over the whole scale from 80."""
-    def_gain = jnp.where(score <= 0, 3, jnp.where(score < 40, 2, jnp.where(score < 80, 1, 0)))
-    first = 80 if levels == "shengji_plus" else 120
-    att_gain = jnp.where(score >= first, 1 + (score - first) // 40, 0)
-    return att_gain.astype(jnp.int32), def_gain.astype(jnp.int32)
-
-
-# ---------------------------------------------------------------------------- state helpers
-def trick_holder(state: State, seat) -> Array:
-    """int32: the seat whose play holds the current trick so far (the plays made before
-    ``seat``'s; its partial move is left out), or -1 while no play of the trick is complete."""
-    eff, order, slot = tm.context(state.level, state.trump)
-    plays = tm.pad(state.trick.astype(jnp.int32).at[seat].set(0))
-    win = tm.trick_winner(plays, state.leader, state.lead_tractors, state.lead_pairs, eff, order,
-                          slot)
-    return jnp.where((state.phase == PLAY) & (state.num_in_trick > 0), win, -1)
-
-
-def table_points(state: State) -> Array:
-    """int32: the points of the cards on the table in the current trick (the partial move of the
-    seat to act included)."""
-    return jnp.sum(state.trick.astype(jnp.int32) * jnp.asarray(tm.POINTS)[:NUM_TYPES])
-
-
-def _winners_by_card(trick, seat, leader, tractors, pairs, level, trump):
-    """int32[54]: the trick's holder were ``seat``'s play ``trick[seat]`` completed with one
-    more card of each type (the other plays as they are, later seats' empty)."""
-    eff, order, slot = tm.context(level, trump)
-    seats = (leader + jnp.arange(NUM_PLAYERS)) % NUM_PLAYERS
-    ordered = tm.pad(trick)[seats]  # in playing order, the lead first
-    pos = (seat - leader) % NUM_PLAYERS
-    facts = tm.play_facts(ordered, tractors, pairs, eff, order, slot)
-    # the seat's play completed with each type, judged once each (the other plays once in all)
-    variants = ordered[pos][None, :] + jnp.eye(NUM_TYPES, tm.PAD, dtype=jnp.int32)
-    at = jnp.arange(NUM_PLAYERS) == pos
-
-    def one(suit, fits, key):
-        mine = (suit, fits, key)
-        return seats[tm.best_of_facts(*(jnp.where(at, m, f) for m, f in zip(mine, facts)))]
-
-    return jax.vmap(one)(*tm.play_facts(variants, tractors, pairs, eff, order, slot))
-
-
-def _no_winners(trick, seat, leader, tractors, pairs, level, trump):
-    return jnp.full(NUM_TYPES, -1, jnp.int32)
-
-
-def completing_holders(state: State) -> Array:
-    """int32[54]: for each card type, the seat that would hold the trick if the seat to act
-    completed its follow with that card (the env's own trick-winner code); -1 where that card
-    would not complete a follow (leads, the earlier cards of a several-card follow, other
-    phases).  Whether a legal card is held is not checked: read it with the legal mask."""
-    seat = state.current_player
-    completes = ((state.phase == PLAY) & (state.num_in_trick > 0)
-                 & (jnp.sum(state.trick[seat], dtype=jnp.int32) + 1 == state.lead_n))
-    held = gated(completes, _winners_by_card, _no_winners, state.trick, seat, state.leader,
-                 state.lead_tractors, state.lead_pairs, state.level, state.trump)
-    return jnp.where(completes, held, -1).astype(jnp.int32)
-
-
-def point_swing(prev: State, nxt: State) -> Array:
-    """int32[4]: the points each seat's team took between two states (tricks, failed-throw
-    penalties, the final kitty bonus) minus the points the other team took."""
-    att = ((nxt.attacker_points - prev.attacker_points) + (nxt.penalty - prev.penalty)
-           + (nxt.kitty_bonus - prev.kitty_bonus)) - (nxt.defender_points - prev.defender_points)
-    attacker = (jnp.arange(NUM_PLAYERS) % 2) != (nxt.dealer % 2)
-    return jnp.where(attacker, att, -att).astype(jnp.int32)
-
-
-def unseen_cards(state: State, seat) -> Array:
-    """int32[54]: the copies of each type ``seat`` has not seen: 2 less its hand, every card
-    played (the current trick's finished plays included) and the kitty if it buried it."""
-    seen = state._hands[seat].astype(jnp.int32) + jnp.sum(state.played.astype(jnp.int32), axis=0)
-    own_kitty = (state.burier == seat) & (state.phase >= BURY)
-    seen = seen + jnp.where(own_kitty, state._kitty.astype(jnp.int32), 0)
-    return jnp.clip(2 - seen, 0, 2)
+        return env_text.render(state)

@@ -1,7 +1,8 @@
 """Tractor helpers for people and tests, strings in and strings out: the legal follows of a lead
 (:func:`follow_choices`; from a state, :func:`follow_completions`), the winner of a trick
-(:func:`winning_seat`) and the outcome of a throw (:func:`throw_result`).  They run the env's own jitted code (its sub-action masks, the trick
-winner and throw check of :mod:`cardjax.games.tractor.moves`): one implementation of the rules."""
+(:func:`winning_seat`) and the outcome of a throw (:func:`throw_result`).  They run the env's own
+jitted code (its sub-action masks, the trick winner and throw check of
+:mod:`cardjax.games.tractor.tricks`): one implementation of the rules."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from cardjax.games.tractor import moves as tm
+from cardjax.games.tractor import tricks
 from cardjax.games.tractor.env import NUM_TYPES, State, Tractor
 from cardjax.games.tractor.cards import counts_str, parse_counts, parse_level, parse_trump
 
@@ -103,7 +105,7 @@ def follow_completions(state: State, budget: int | None = None) -> list[np.ndarr
 def _winner_jit(plays, lv, tr):
     eff, order, slot = tm.context(lv, tr)
     _, _, tractors, pairs = tm.lead_info(plays[0], eff, slot)
-    return tm.trick_winner(plays, 0, tractors, pairs, eff, order, slot)
+    return tricks.trick_winner(plays, 0, tractors, pairs, eff, order, slot)
 
 
 def winning_seat(plays, level, trump) -> int:
@@ -119,7 +121,7 @@ def winning_seat(plays, level, trump) -> int:
 @jax.jit
 def _throw_jit(lead, others, lv, tr):
     eff, order, slot = tm.context(lv, tr)
-    return tm.throw_check(lead, others, eff, order, slot)[:2]
+    return tricks.throw_check(lead, others, eff, order, slot)[:2]
 
 
 def throw_result(lead, other_hands, level, trump) -> tuple[bool, list[str]]:

@@ -38,7 +38,9 @@ from cardjax import legal_words
 from cardjax.core import random_action
 from cardjax.gate import gated
 from cardjax.games.tractor import env as tractor
+from cardjax.games.tractor import state_facts
 from cardjax.games.tractor import moves as tm
+from cardjax.games.tractor import tricks
 
 Array = jax.Array
 
@@ -112,7 +114,7 @@ def throw_cards(state) -> Array:
     hand = state._hands[me].astype(jnp.int32)
     eff, order, _ = tm.context(state.level, state.trump)
     eff, order = eff[:N], order[:N]
-    boss1, boss2 = tm.unbeaten(tractor.unseen_cards(state, me), eff, order)
+    boss1, boss2 = tm.unbeaten(state_facts.unseen_cards(state, me), eff, order)
     boss = jnp.where(hand == 2, boss2, boss1)
     suits = eff[None, :] == jnp.arange(5)[:, None]  # [5, 54]
     whole = jnp.where(suits, hand[None, :], 0)
@@ -146,10 +148,10 @@ def throw_safe(state) -> Array:
     any split of them among the seats passes too).  A boss-card throw always is."""
     me = state.current_player
     eff, order, slot = tm.context(state.level, state.trump)
-    unseen = tm.pad(tractor.unseen_cards(state, me))
+    unseen = tm.pad(state_facts.unseen_cards(state, me))
     others = jnp.stack([unseen, jnp.zeros_like(unseen), jnp.zeros_like(unseen)])
     whole = throw_cards(state)[5:]
-    stands = jax.vmap(lambda c: tm.throw_check(tm.pad(c), others, eff, order, slot)[0])(whole)
+    stands = jax.vmap(lambda c: tricks.throw_check(tm.pad(c), others, eff, order, slot)[0])(whole)
     return jnp.concatenate([jnp.ones(5, bool), stands])
 
 

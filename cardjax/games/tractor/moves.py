@@ -1,8 +1,9 @@
-"""Tractor card tables and move arithmetic: effective suits, orders, tractors, following, throws,
-trick winners.  Pure functions of count vectors, shared by the env and the string helpers.  The
-parts that seldom apply (the tractor search of a throw, the packing of several tractors, the
-chains of a follow) go through :func:`~cardjax.gate.gated`, so that in a vmapped
-batch only the games that need them pay for them.
+"""Tractor card tables and move arithmetic: effective suits, orders, tractors, the units of a
+play, following.  Pure functions of count vectors, shared by the env and the string helpers;
+throws and trick winners are in :mod:`~cardjax.games.tractor.tricks`.  The parts that seldom
+apply (the tractor search of a throw, the packing of several tractors, the chains of a follow)
+go through :func:`~cardjax.gate.gated`, so that in a vmapped batch only the games that need
+them pay for them.
 
 Card types: ``t = 13 * suit + rank`` for suits S, H, D, C (0..3) and ranks 2..A (0..12), then
 ``52`` = small joker ``XJ`` and ``53`` = big joker ``DJ``; each type exists twice.  A hand or a play
@@ -143,7 +144,8 @@ for _l in range(NUM_POS + 1):
 # ---------------------------------------------------------------------------- context
 def context(level, trump):
     """(eff[55], order[55], slot[5, 16, 4]) as jnp arrays for a traced level and trump."""
-    return jnp.asarray(EFF)[level, trump], jnp.asarray(ORD)[level, trump], jnp.asarray(SLOT)[level, trump]
+    return (jnp.asarray(EFF)[level, trump], jnp.asarray(ORD)[level, trump],
+            jnp.asarray(SLOT)[level, trump])
 
 
 def path_types(layout, rows):
@@ -210,7 +212,7 @@ def at_risk(suit, key, unseen, eff, order, need, lead_suit, next_void):
     return jnp.where(suit == lead_suit, higher | void, void & higher)
 
 
-# ---------------------------------------------------------------------------- units and throws
+# ---------------------------------------------------------------------------- units and chains
 MAX_TRACTORS = 6  # 25 cards hold at most 6 tractors
 
 
@@ -237,64 +239,6 @@ def units(c, suit, eff, slot):
 
     rest, (lens, tops, masks) = jax.lax.scan(take, c == 2, None, length=MAX_TRACTORS, unroll=True)
     return lens, tops, masks, rest, c == 1
-
-
-def throw_check(lead, others, eff, order, slot):
-    """Whether a lead ``lead`` (int[55]) stands against the hands ``others`` (int[k, 55]).
-
-    Returns (stands, played int[55], tractors int[6]): a lead of one unit always stands; a throw
-    fails when another hand holds, in the lead's suit, a unit of the same shape ranking higher than
-    one of the thrown units; then only the smallest failing unit (fewest cards, then lowest order)
-    is played.  ``tractors``: the lengths of the tractors in what is played, longest first.
-    """
-    suit, _ = suit_of_play(lead, eff)
-    in_suit = eff == suit
-    oth = jnp.where(in_suit[None, :], others, 0)
-    # the tractor search only where there can be a tractor
-    lens, tops, tmask, pairs, t_fail = gated(jnp.sum(lead == 2) >= 2, _thrown_tractors,
-                                             _no_thrown_tractor, lead, oth, suit, eff,
-                                             jnp.asarray(slot))
-    singles = lead == 1
-    n_units = jnp.sum(lens > 0) + jnp.sum(pairs) + jnp.sum(singles)
-    big = 99
-    # singles: the lowest thrown single against the highest card held by another seat
-    low_single = jnp.min(jnp.where(singles, order, big))
-    top_card = jnp.max(jnp.where(oth > 0, order[None, :], 0))
-    single_fail = top_card > low_single
-    low_pair = jnp.min(jnp.where(pairs, order, big))
-    top_pair = jnp.max(jnp.where(oth == 2, order[None, :], 0))
-    pair_fail = top_pair > low_pair
-    t_pick = jnp.argmin(jnp.where(t_fail, lens * 32 + tops, 10_000))
-    single_t = jnp.argmin(jnp.where(singles, order, big))
-    pair_t = jnp.argmin(jnp.where(pairs, order, big))
-    types = jnp.arange(PAD)
-    played = jnp.where(single_fail, (types == single_t).astype(jnp.int32),
-                       jnp.where(pair_fail, 2 * (types == pair_t).astype(jnp.int32),
-                                 2 * tmask[t_pick].astype(jnp.int32)))
-    fails = (n_units > 1) & (single_fail | pair_fail | jnp.any(t_fail))
-    # tractor lengths of what is played: the lead's, or the one failing tractor's
-    t_played = ~single_fail & ~pair_fail
-    lens_failed = jnp.zeros_like(lens).at[0].set(jnp.where(t_played, lens[t_pick], 0))
-    return ~fails, jnp.where(fails, played, lead), jnp.where(fails, lens_failed, lens)
-
-
-def _thrown_tractors(lead, oth, suit, eff, slot):
-    """(tractor lengths, tops, types, leftover pairs, beaten) of a lead against the other hands'
-    cards of its suit ``oth``: its :func:`units` and which of its tractors another hand beats."""
-    lens, tops, tmask, pairs, _ = units(lead, suit, eff, slot)
-    # a tractor is beaten by a run as long in another hand ending higher (the longest run at
-    # each position first: XLA's CPU reduction over hands and positions at once is very slow)
-    runs = jax.vmap(lambda h: pair_runs(slot[suit], h == 2))(oth)  # [k, 4, 16]
-    longest = jnp.max(runs.reshape(-1, NUM_POS), axis=0)
-    above = (jnp.arange(NUM_POS) + 3)[None, :] > tops[:, None]  # [6, 16]
-    beat = jnp.any((longest[None, :] >= lens[:, None]) & above, axis=1)
-    return lens, tops, tmask, pairs, beat & (lens > 0)
-
-
-def _no_thrown_tractor(lead, oth, suit, eff, slot):
-    """:func:`_thrown_tractors` of a lead of fewer than two pairs."""
-    z = jnp.zeros(MAX_TRACTORS, jnp.int32)
-    return z, z, jnp.zeros((MAX_TRACTORS, PAD), bool), lead == 2, z > 0
 
 
 def _run_lengths(held):
@@ -460,105 +404,11 @@ def unit_prefix_mask(hand, part, eff, slot):
     return cards, done
 
 
-# ---------------------------------------------------------------------------- winning
-def play_key(c, suit, tractors, lead_pairs, order, slot):
-    """(matches, key): whether a one-suit play has the lead's structure (as many pairs, and
-    disjoint tractors of the lead's lengths ``tractors`` int[6]), and the order of the highest
-    card of its largest unit (the top of its best chain of the lead's longest tractor, its best
-    pair, or its best card)."""
-    return (_play_matches(c, suit, tractors, lead_pairs, slot),
-            _play_key(c, suit, tractors[0], lead_pairs, order, slot))
-
-
-def _play_matches(c, suit, tractors, lead_pairs, slot):
-    return (jnp.sum(c == 2) >= lead_pairs) & chains_fit(c == 2, suit, slot, tractors)
-
-
-def _play_key(c, suit, k1, lead_pairs, order, slot):
-    return _key_from_runs(c, pair_runs(slot[suit], c == 2), k1, lead_pairs, order)
-
-
-def _key_from_runs(c, runs, k1, lead_pairs, order):
-    # the top of the highest held path of k1 pairs: the highest position a run of k1 reaches
-    # (``runs``: the play's pair runs, :func:`pair_runs`)
-    reach = jnp.any(runs >= k1, axis=0)
-    key_chain = jnp.max(jnp.where(reach, jnp.arange(NUM_POS) + 3, 0))
-    key_pair = jnp.max(jnp.where(c == 2, order, 0))
-    key_card = jnp.max(jnp.where(c > 0, order, 0))
-    return jnp.where(k1 >= 2, key_chain, jnp.where(lead_pairs > 0, key_pair, key_card))
-
-
-def _chains_fit_each(plays, suits, tractors, slot, one_chain):
-    """:func:`chains_fit` of the lead's tractors in each of ``plays`` (int[k, 55])."""
-    return jax.vmap(lambda x, s: chains_fit(x == 2, s, slot, tractors))(plays, suits)
-
-
-def _one_chain(plays, suits, tractors, slot, one_chain):
-    """:func:`_chains_fit_each` against one tractor or none, given (``one_chain``)."""
-    return one_chain
-
-
-def play_facts(plays, tractors, lead_pairs, eff, order, slot):
-    """``(suit int[k], fits bool[k], key int[k])`` of plays ``plays`` (int[k, 55]) in a trick led
-    with the tractor lengths ``tractors`` and ``lead_pairs`` pairs: each play's effective suit,
-    whether it is of one suit with the lead's structure (its pairs and tractors), and its key
-    within its suit.  Each row is judged on its own, so a trick's rows and any variants of one
-    of them are judged alike (:func:`trick_winner`, :func:`best_of_facts`)."""
-    n = plays.shape[0]
-    xsuit, one = jax.vmap(lambda x: suit_of_play(x, eff))(plays)
-    runs = jax.vmap(lambda x, xs: pair_runs(slot[xs], x == 2))(plays, xsuit)  # [k, 4, 16]
-    keys = jax.vmap(lambda x, r: _key_from_runs(x, r, tractors[0], lead_pairs, order))(
-        plays, runs)
-    # against one tractor (or none) the structure test is a run of its length; several are packed
-    k1 = tractors[0]
-    one_chain = (k1 == 0) | (jnp.max(runs.reshape(n, -1), axis=1) >= k1)
-    chains = gated(tractors[1] >= 2, _chains_fit_each, _one_chain, plays, xsuit, tractors,
-                   jnp.asarray(slot), one_chain)
-    fits = one & (jnp.sum(plays == 2, axis=1) >= lead_pairs) & chains
-    return xsuit, fits, keys
-
-
-def best_of_facts(xsuit, fits, keys):
-    """Index, in playing order, of the play that holds a trick whose plays' facts
-    (:func:`play_facts`, the lead first) are given: a follower takes it with a fitting play of the
-    led suit or of trump that beats the best so far (trump over plain; within a suit a higher
-    key; ties keep the earlier player).  The lead's own structure is never judged."""
-    lsuit = xsuit[0]
-    valid = fits & ((xsuit == lsuit) | (xsuit == TRUMP))
-    bsuit, bkey, win = lsuit, keys[0], jnp.int32(0)
-    for i in range(1, 4):
-        xs, key = xsuit[i], keys[i]
-        beats = ((xs == TRUMP) & (bsuit != TRUMP)) | ((xs == bsuit) & (key > bkey))
-        take = valid[i] & beats
-        bsuit, bkey, win = (jnp.where(take, xs, bsuit), jnp.where(take, key, bkey),
-                            jnp.where(take, i, win))
-    return win
-
-
-def trick_winner(plays, leader, tractors, lead_pairs, eff, order, slot):
-    """Index (seat) of the winner of a trick ``plays`` (int[4, 55], rows by seat), led by
-    ``leader`` (its tractor lengths ``tractors``, its pairs ``lead_pairs``); the rules'
-    pseudo-code, :func:`best_of_facts` of the plays in playing order."""
-    seats = (leader + jnp.arange(4)) % 4
-    ordered = plays[seats]  # in playing order, the lead first
-    return seats[best_of_facts(*play_facts(ordered, tractors, lead_pairs, eff, order, slot))]
-
-
 # ---------------------------------------------------------------------------- the env's gated calls
 # The env's expensive calls per game, as functions of their inputs with the context looked up
 # from the level and trump (cardjax.gate.gated takes every traced value as an argument), each
-# with the placeholder computed for the games it does not apply to.
-def throw_check_at(lead, hands, seat, level, trump):
-    """:func:`throw_check` of ``seat``'s lead (int[55]) against the other seats' ``hands``."""
-    eff, order, slot = context(level, trump)
-    others = jnp.stack([pad(hands[(seat + i) % 4]) for i in (1, 2, 3)])
-    return throw_check(lead, others, eff, order, slot)
-
-
-def no_throw_check(lead, hands, seat, level, trump):
-    return jnp.bool_(True), lead, jnp.zeros(MAX_TRACTORS, jnp.int32)
-
-
+# with the placeholder computed for the games it does not apply to (the throw check's and
+# the trick winner's: :mod:`~cardjax.games.tractor.tricks`).
 def tractors_at(c, level, trump):
     """The tractor lengths of a one-suit play ``c`` (int[55]), longest first."""
     eff, _, slot = context(level, trump)
@@ -567,13 +417,3 @@ def tractors_at(c, level, trump):
 
 def no_tractors(c, level, trump):  # also the exact answer below two pairs
     return jnp.zeros(MAX_TRACTORS, jnp.int32)
-
-
-def winner_at(trick, leader, tractors, pairs, level, trump):
-    """:func:`trick_winner` of the env's ``trick`` (int8[4, 54])."""
-    eff, order, slot = context(level, trump)
-    return trick_winner(pad(trick), leader, tractors, pairs, eff, order, slot)
-
-
-def no_winner(trick, leader, tractors, pairs, level, trump):
-    return jnp.int32(0)

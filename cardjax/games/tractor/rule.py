@@ -37,10 +37,11 @@ Leading (one unit per lead, so a lead never fails as a throw).  By priority:
 "Unseen" cards: 2 copies minus those in hand, played, and (for the burier) in the kitty.
 
 Following (``n`` cards led).  The current winner of the trick is computed with the env's own
-:func:`~cardjax.games.tractor.moves.trick_winner` over the plays made so far.  A play is *secure* when no opponent
-who plays after this seat can beat it: for a play in the led suit no unseen card (pair, for pair
-structure) above its key and, in a side suit, no remaining opponent known void in it; for a ruff,
-not (a remaining opponent known void in the led suit and an unseen higher trump).
+:func:`~cardjax.games.tractor.tricks.trick_winner` over the plays made so far.  A play is
+*secure* when no opponent who plays after this seat can beat it: for a play in the led suit no
+unseen card (pair, for pair structure) above its key and, in a side suit, no remaining opponent
+known void in it; for a ruff, not (a remaining opponent known void in the led suit and an unseen
+higher trump).
 
 * Single or pair leads (``n = 1`` or one pair): if an opponent holds the trick, or the partner
   holds it insecurely, look for a card (pair) that beats the best play: in the led suit, or a
@@ -77,7 +78,9 @@ import numpy as np
 
 from cardjax.core import Agent
 from cardjax.games.tractor import env as T
+from cardjax.games.tractor import state_facts
 from cardjax.games.tractor import moves as tm
+from cardjax.games.tractor import tricks
 
 N = tm.NUM_TYPES
 _POINTS = np.asarray(tm.POINTS[:N], np.int32)
@@ -163,10 +166,10 @@ def follow_choice(s, me, hand, part, eff, order, slot, unseen):
     pts = jnp.asarray(_POINTS)
     trump = eff == tm.TRUMP
     plays = tm.pad(s.trick.astype(jnp.int32).at[me].set(0))
-    win = T.trick_holder(s, me)
+    win = state_facts.trick_holder(s, me)
     best = plays[win]
     bsuit, _ = tm.suit_of_play(best, e55)
-    _, bkey = tm.play_key(best, bsuit, s.lead_tractors, s.lead_pairs, o55, slot)
+    _, bkey = tricks.play_key(best, bsuit, s.lead_tractors, s.lead_pairs, o55, slot)
     trick_pts = jnp.sum(plays[:, :N] * pts[None, :])
     partner = (me + 2) % 4
     partner_wins = win == partner
@@ -217,7 +220,7 @@ def _act(env, params, key, state):
     e55, o55, slot = tm.context(s.level, s.trump)
     eff, order = e55[:N], o55[:N]
     card_mask = mask[:N]
-    unseen = T.unseen_cards(s, me)
+    unseen = state_facts.unseen_cards(s, me)
 
     a_decl = declare_action(s, hand)
     a_bury = bury_action(hand, eff, order)

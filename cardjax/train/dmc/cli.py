@@ -19,7 +19,7 @@ from typing import Callable
 
 from cardjax.cli import (boolean, discount_factor, non_negative_float, non_negative_int,
                          positive_float, positive_int, probability)
-from cardjax.train import runner
+from cardjax.train import run_config, runner
 from cardjax.train.dmc import adapter
 from cardjax.train.dmc.config import Config
 from cardjax.train.dmc.train import cached_train
@@ -142,7 +142,7 @@ def make_parser(doc: str, out: str, iterations: int, defaults: dict, eval_title:
     ev.add_argument("--eval_seed", type=int, default=None,
                     help="seed of the evaluation deals (the same deals every evaluation) "
                     f"[{evals['eval_seed']}]")
-    p.set_defaults(eval_defaults=evals)  # for main: runner.resolve_eval_settings
+    p.set_defaults(eval_defaults=evals)  # for main: run_config.resolve_eval_settings
     return p
 
 
@@ -161,7 +161,7 @@ def resolve_config(args, defaults: dict) -> tuple[Config, int | None]:
             return f"it holds a DMC run of {saved.get('game')}, not {game}"
         return None
 
-    return runner.resolve_config(args.out, args.resume, typed, defaults, Config.from_dict,
+    return run_config.resolve_config(args.out, args.resume, typed, defaults, Config.from_dict,
                                  check_saved)
 
 
@@ -170,7 +170,7 @@ def main(args, defaults: dict, make_evaluate: Callable, *, label: str, eval_name
     """Train (or resume) the run of ``args`` and print a JSON summary (returned too).
 
     The evaluation flags are resolved against those saved with the run
-    (:func:`runner.resolve_eval_settings`).
+    (:func:`run_config.resolve_eval_settings`).
 
     ``make_evaluate(cfg, params, deals, seed) -> (evaluate(state) -> dict, info)`` for the runner;
     ``summarize(last evaluation) -> dict`` adds its key numbers to the summary.
@@ -181,7 +181,7 @@ def main(args, defaults: dict, make_evaluate: Callable, *, label: str, eval_name
         runner.announce(label, f"{cfg.num_envs} games/iteration, {cfg.num_roles} net(s), "
                         f"k={cfg.k}, reward {cfg.reward}", state.params, args.out)
 
-    ev = runner.resolve_eval_settings(args.out, args.resume, args, args.eval_defaults, is_main)
+    ev = run_config.resolve_eval_settings(args.out, args.resume, args, args.eval_defaults, is_main)
     evaluate, info = None, None
     if ev["eval_deals"] > 0 and is_main:
         evaluate, info = make_evaluate(cfg, state.params, ev["eval_deals"], ev["eval_seed"])

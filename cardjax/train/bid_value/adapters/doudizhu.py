@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from cardjax.games.doudizhu import env as doudizhu
+from cardjax.games.doudizhu import observe as ddz_obs
 from cardjax.train.bid_value.adapter import Adapter
 
 
@@ -19,7 +19,7 @@ def example(env, state, returns):
 
 
 def features(hand):
-    return doudizhu.planes(hand).astype(jnp.float32)
+    return ddz_obs.planes(hand).astype(jnp.float32)
 
 
 ADAPTER = Adapter(game="doudizhu", example=example, features=features, num_features=60)

@@ -43,6 +43,7 @@ import numpy as np
 
 from cardjax import legal_words
 from cardjax.games.doudizhu import env as doudizhu
+from cardjax.games.doudizhu import observe as ddz_obs
 from cardjax.games.doudizhu import categories as cat
 from cardjax.games.doudizhu import moves as mv
 from cardjax.train.deeprocket.adapter import Adapter
@@ -54,7 +55,7 @@ ROWS = 4 + len(cat.TABLE3)  # 19
 KICKER_ROWS, KICKER_PLANES = 9, 3
 KICKER_OUT = R + 13  # 28
 MAX_KICKERS = int(cat.NUM_KICKERS.max())  # 5
-ROLES = doudizhu.ROLES
+ROLES = ddz_obs.ROLES
 EXTRAS = 3 + 3 * 21
 
 _TYPE_ROW = np.zeros(len(mv.TYPE_NAMES), np.int32)
@@ -99,7 +100,7 @@ def unseen(s, seat):
 
 
 def role(env, s, seat):
-    return doudizhu.role(s, seat)
+    return ddz_obs.role(s, seat)
 
 
 def planes(env, s, seat):

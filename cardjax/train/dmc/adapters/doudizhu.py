@@ -24,9 +24,10 @@ import numpy as np
 from cardjax import registry
 from cardjax.cli import boolean
 from cardjax.games.doudizhu import env as doudizhu
+from cardjax.games.doudizhu import observe as ddz_obs
 from cardjax.train.dmc.adapter import Adapter, Game
 
-ROLE_NAMES = doudizhu.ROLES
+ROLE_NAMES = ddz_obs.ROLES
 BIDDER = ROLE_NAMES + ("bidder",)
 
 
@@ -52,7 +53,7 @@ def make_game(cfg, env=None) -> Game:
     env = env or registry.make("doudizhu", reward=cfg.reward, bidding=bidding)
     if env.name != "doudizhu":
         raise ValueError(f"the Dou Dizhu DMC adapter got a {env.name} env")
-    table = np.asarray(doudizhu.planes(jnp.asarray(doudizhu.COUNTS)), bool)  # [27472, 60]
+    table = np.asarray(ddz_obs.planes(jnp.asarray(doudizhu.COUNTS)), bool)  # [27472, 60]
 
     def outcome(final, totals):
         lord = jnp.sum(totals * (jnp.arange(3) == final.landlord[:, None]), axis=1)
@@ -62,12 +63,12 @@ def make_game(cfg, env=None) -> Game:
             out["void"] = jnp.mean((final.landlord < 0).astype(jnp.float32))
         return out
 
-    history = (doudizhu.OBS_HISTORY // 3, 3 * doudizhu.PLANES)
+    history = (ddz_obs.OBS_HISTORY // 3, 3 * ddz_obs.PLANES)
     if not bidding:
         # With an auction in the env (a player at such a table) the Q networks play the cards
         # after it; the candidates are the card moves only (the table's rows), never the bids.
         return Game(env, ROLE_NAMES, lambda s: env.observe(s, s.current_player) > 0.5,
-                    lambda s: doudizhu.role(s, s.current_player),
+                    lambda s: ddz_obs.role(s, s.current_player),
                     table, history, outcome, trainable=not getattr(env, "bidding", False))
     if not getattr(env, "bidding", False):
         raise ValueError("a config trained with bidding needs an env with its auction: "
@@ -82,7 +83,7 @@ def make_game(cfg, env=None) -> Game:
         return jnp.concatenate([_auction(state).astype(bool), obs])
 
     def role(state):
-        return jnp.where(state.bidding, 3, doudizhu.role(state, state.current_player))
+        return jnp.where(state.bidding, 3, ddz_obs.role(state, state.current_player))
 
     return Game(env, BIDDER, features, role, table, history, outcome, lockstep=False)
 

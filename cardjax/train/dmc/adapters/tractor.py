@@ -31,6 +31,7 @@ from cardjax.games.tractor import rule as tractor_rule
 from cardjax.cli import boolean, non_negative_float
 from cardjax.gate import gated
 from cardjax.games.tractor import env as tractor
+from cardjax.games.tractor import state_facts
 from cardjax.games.tractor import moves as tm
 from cardjax.games.tractor import leads as tl
 from cardjax.games.tractor import observe as tractor_observe
@@ -145,12 +146,12 @@ def trick_facts(state, dynamic: bool = False):
     if ``dynamic``), the seat holding the trick relative to it (4: self, next, partner, previous;
     zeros while no play is complete) and the points on the table /200 (1)."""
     me = state.current_player
-    unseen = tractor.unseen_cards(state, me).astype(jnp.float32) / 2.0
+    unseen = state_facts.unseen_cards(state, me).astype(jnp.float32) / 2.0
     if dynamic:
         unseen = tractor_observe.cards_to_dynamic(unseen, state.level, state.trump)
-    holder = tractor.trick_holder(state, me)
+    holder = state_facts.trick_holder(state, me)
     rel = (jnp.arange(4) == (holder - me) % 4) & (holder >= 0)
-    points = tractor.table_points(state)
+    points = state_facts.table_points(state)
     return jnp.concatenate([unseen, rel.astype(jnp.float32),
                             (points / 200.0)[None].astype(jnp.float32)])
 
@@ -223,7 +224,7 @@ def lead_boss(state):
     me = state.current_player
     eff, order, _ = tm.context(state.level, state.trump)
     eff, order = eff[:tractor.NUM_TYPES], order[:tractor.NUM_TYPES]
-    unseen = tractor.unseen_cards(state, me)
+    unseen = state_facts.unseen_cards(state, me)
     boss1, boss2 = tm.unbeaten(unseen, eff, order)
     top = jnp.minimum(tl.unit_tops(state), tractor.NUM_TYPES - 1)
     paired = jnp.asarray(tl.UNIT_PAIRS) > 0
@@ -269,9 +270,9 @@ def with_consequences(table: np.ndarray, codes: int = CONSEQUENCES) -> np.ndarra
 def consequence_codes(state, security: bool = False):
     """int32[66]: per action, 0 unless it is a card that completes the seat's follow, then who
     holds the trick after it: 1 the seat, 2 its partner, 3 an opponent
-    (:func:`tractor.completing_holders`); with ``security``, 4 the seat and 5 its partner where
+    (:func:`state_facts.completing_holders`); with ``security``, 4 the seat and 5 its partner where
     the next seat may still take the trick (:func:`holds_unsafely`)."""
-    holder = tractor.completing_holders(state)
+    holder = state_facts.completing_holders(state)
     rel = (holder - state.current_player) % 4
     code = jnp.where(holder < 0, 0, jnp.where(rel == 0, 1, jnp.where(rel == 2, 2, 3)))
     if security:
@@ -288,7 +289,7 @@ def holds_unsafely(state, holder):
     me = state.current_player
     eff, order, _ = tm.context(state.level, state.trump)
     eff, order = eff[:tractor.NUM_TYPES], order[:tractor.NUM_TYPES]
-    unseen = tractor.unseen_cards(state, me)
+    unseen = state_facts.unseen_cards(state, me)
     need = jnp.where(state.lead_pairs > 0, 2, 1)
     simple = (state.lead_k1 == 0) & (state.lead_n == need)
     lsuit = state.lead_suit
@@ -330,9 +331,9 @@ def trick_ending_rewards(state, point_reward: float):
     completes its follow takes for its team (+) or gives away (-), times ``point_reward``: the
     step reward of each such card, known before it is played."""
     seat = state.current_player
-    holder = tractor.completing_holders(state)
+    holder = state_facts.completing_holders(state)
     mine = (holder - seat) % 2 == 0
-    points = (tractor.table_points(state) + jnp.asarray(tm.POINTS)[:tractor.NUM_TYPES]).astype(
+    points = (state_facts.table_points(state) + jnp.asarray(tm.POINTS)[:tractor.NUM_TYPES]).astype(
         jnp.float32)
     exact = (holder >= 0) & (state.num_in_trick == 3) & ~last_trick(state)
     reward = point_reward * jnp.where(mine, points, -points)
@@ -352,7 +353,7 @@ def rollout_rewards(env, state, point_reward: float, player=None):
     player by default) with their own hands, times ``point_reward``.  The later seats' cards are
     hidden from the seat: a training target, never a reason to choose."""
     player = player or tractor_rule.make(env)
-    holder = tractor.completing_holders(state)
+    holder = state_facts.completing_holders(state)
     cards = (holder >= 0) & state.legal_action_mask[:tractor.NUM_TYPES]
     applies = ((state.num_in_trick == 1) | (state.num_in_trick == 2)) & jnp.any(cards) \
         & ~last_trick(state) & ~state.terminated
@@ -369,7 +370,7 @@ def rollout_rewards(env, state, point_reward: float, player=None):
                 return env.step(c, player.act(player.params, None, c))
 
             end = jax.lax.while_loop(unfinished, later_seat, start)
-            return tractor.point_swing(state, end)[state.current_player].astype(jnp.float32)
+            return state_facts.point_swing(state, end)[state.current_player].astype(jnp.float32)
 
         return jax.vmap(one)(idx)
 
@@ -457,7 +458,8 @@ def make_game(cfg, env=None) -> Game:
         return jnp.minimum(state.phase, tractor.PLAY).astype(jnp.int32)
 
     def step_rewards(prev, nxt):  # the levels, and the points each seat's team took
-        return nxt.rewards + opts.point_reward * tractor.point_swing(prev, nxt).astype(jnp.float32)
+        swing = state_facts.point_swing(prev, nxt).astype(jnp.float32)
+        return nxt.rewards + opts.point_reward * swing
 
     def tick(prev, nxt):  # a trick ended (the last one ends the hand)
         return nxt.trick_no > prev.trick_no

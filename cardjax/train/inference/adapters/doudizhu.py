@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from cardjax.games.doudizhu import env as doudizhu
+from cardjax.games.doudizhu import observe as ddz_obs
 from cardjax.train.inference.adapter import Adapter
 
-ROLES = doudizhu.ROLES
+ROLES = ddz_obs.ROLES
 
 
 def features(env, state, seat):
@@ -23,4 +23,4 @@ def features(env, state, seat):
 ADAPTER = Adapter(game="doudizhu", features=features,
                   stage=lambda env, s: jnp.minimum(s.step_count // 10, 9).astype(jnp.int32),
                   stages=10, stage_name="move / 10",
-                  role=lambda env, s, seat: doudizhu.role(s, seat), role_names=ROLES)
+                  role=lambda env, s, seat: ddz_obs.role(s, seat), role_names=ROLES)
