@@ -1,1 +1,1 @@
-"""One module per game; ``cardjax.make(name)`` builds their envs."""
+"""One package per game, each with its card (``<game>/spec.py``); :mod:`cardjax.registry` finds them."""
