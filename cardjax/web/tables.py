@@ -29,6 +29,7 @@ class Tables:
                  players: dict | None = None):
         self.idle_timeout, self.max_tables, self.extra = idle_timeout, max_tables, players
         self.tables: dict[str, LiveTable] = {}
+        self.loading = 0  # tables whose players are loading: they hold a place under the cap
         self.lock = threading.Lock()
         self.stopped = threading.Event()
         self.reaper: threading.Thread | None = None
@@ -37,10 +38,23 @@ class Tables:
         """A new table from a request body (:func:`new_table.parse`); :class:`new_table.BadTable`
         for a bad request (an unknown player too), :class:`Full` when too many are open."""
         req = new_table.parse(body)
-        with self.lock:
-            if len(self.tables) >= self.max_tables:
-                raise Full(f"{len(self.tables)} tables are open, the most this server keeps: "
-                           "close one or wait")
+        with self.lock:  # the place is taken here, atomically, and given back if loading fails
+            if len(self.tables) + self.loading >= self.max_tables:
+                raise Full(f"{len(self.tables) + self.loading} tables are open, the most this "
+                           "server keeps: close one or wait")
+            self.loading += 1
+        try:
+            live = self._open(req)
+            with self.lock:
+                self.tables[live.id] = live
+        finally:
+            with self.lock:
+                self.loading -= 1
+        LOG.info("table %s: %s, seat %s, players %s, seed %d", live.id, req.env.name, req.me,
+                 req.players, req.seed)
+        return live
+
+    def _open(self, req) -> LiveTable:
         env, me = req.env, req.me
         players = {}
         for seat, spec in enumerate(req.players):
@@ -51,12 +65,7 @@ class Tables:
             except Exception as e:  # a bad word, or a run directory that does not load
                 raise new_table.BadTable(f"seat {seat}: player {spec!r}: {e}") from None
         game = Game(env, table_for(env, me, brief=True), players, req.seed)
-        live = LiveTable(secrets.token_urlsafe(9), game, req.players, req.pace)
-        with self.lock:
-            self.tables[live.id] = live
-        LOG.info("table %s: %s, seat %s, players %s, seed %d", live.id, env.name, me,
-                 req.players, req.seed)
-        return live
+        return LiveTable(secrets.token_urlsafe(9), game, req.players, req.pace)
 
     def get(self, table_id: str) -> LiveTable:
         """The table ``table_id``, marked as seen; :class:`NoTable` if there is none."""

@@ -378,6 +378,43 @@ def test_too_many_tables_is_a_503():
         tables.stop()
 
 
+def test_the_cap_holds_under_concurrent_creation():
+    """Places are taken under the lock before the players load (a tester once opened 9 tables at
+    once past the cap: the count was checked, the lock released while players loaded, and the
+    table inserted without a second look)."""
+    import threading
+
+    from cardjax.web.tables import Full
+
+    tables = Tables(max_tables=3)
+    made, full, barrier = [], [], threading.Barrier(12)
+    real_open = tables._open
+
+    def slow_open(req):  # players that take a while to load widen the window
+        time.sleep(0.2)
+        return real_open(req)
+
+    tables._open = slow_open
+
+    def create():
+        barrier.wait()
+        try:
+            made.append(tables.create({"game": "mini_doudizhu", "players": "random", "pace": 0}))
+        except Full as e:
+            full.append(str(e))
+
+    threads = [threading.Thread(target=create) for _ in range(12)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert len(made) == 3 and len(full) == 9 and len(tables.tables) == 3
+        assert tables.loading == 0 and all("3 tables are open" in e for e in full)
+    finally:
+        tables.stop()
+
+
 # ------------------------------------------------------------------ the command
 def test_the_command_line():
     from cardjax.web import serve
