@@ -5,6 +5,7 @@ or a refused move (with the reason), 404 for an unknown table, 503 when too many
 from __future__ import annotations
 
 import importlib.resources
+import re
 
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
@@ -27,7 +28,10 @@ def catalogue() -> dict:
 
 
 def _body() -> dict:
-    body = request.get_json(silent=True)
+    try:
+        body = request.get_json(silent=True)
+    except RecursionError:  # the JSON parser's, on thousands of nested brackets
+        raise BadTable("the request body is nested too deeply") from None
     if not isinstance(body, dict):
         raise BadTable("the request body must be a JSON object")
     return body
@@ -78,8 +82,8 @@ def create_app(tables: Tables | None = None, reaper: bool = True) -> Flask:
     @app.get("/api/tables/<table_id>")
     def view(table_id):
         at = request.args.get("at")
-        if at is not None and not at.lstrip("-").isdigit():
-            raise BadTable(f"at must be a move number, got {at!r}")
+        if at is not None and not re.fullmatch(r"-?[0-9]{1,6}", at):  # ASCII digits, bounded
+            raise BadTable(f"at must be a move number, got {at[:20]!r}")
         return jsonify(tables.get(table_id).view(None if at is None else int(at)))
 
     @app.post("/api/tables/<table_id>/move")
@@ -134,6 +138,6 @@ def create_app(tables: Tables | None = None, reaper: bool = True) -> Flask:
     @app.errorhandler(Exception)
     def failure(e):
         LOG.exception("request %s %s failed", request.method, request.path)
-        return error(f"the server failed: {type(e).__name__}: {e}", 500)
+        return error("the server failed on this request (its log has the details)", 500)
 
     return app

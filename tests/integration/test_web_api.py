@@ -367,6 +367,20 @@ def test_idle_tables_are_reaped_and_polled_ones_kept():
     assert tables.tables == {}
 
 
+@pytest.mark.parametrize("query", ["%C2%B2", "1" * 5000, "-", "3.5", "x"])
+def test_a_bad_move_number_is_a_400_with_a_short_reason(client, query):
+    tid = new_table(client, game="mini_doudizhu", seed=3)
+    r = client.get(f"/api/tables/{tid}?at={query}")
+    assert r.status_code == 400 and r.json["error"].startswith("at must be a move number")
+    assert len(r.get_data()) < 200
+
+
+def test_deeply_nested_json_is_a_400(client):
+    r = client.post("/api/tables", data="[" * 100_000, content_type="application/json")
+    assert r.status_code == 400, r.get_data()[:200]
+    assert "Error" not in r.json["error"] and "/" not in r.json["error"]
+
+
 def test_too_many_tables_is_a_503():
     tables = Tables(max_tables=1)
     client = create_app(tables, reaper=False).test_client()
