@@ -332,3 +332,17 @@ def highest_legal(params, key, state):
 
 LOW = Agent("low", lowest_legal)
 HIGH = Agent("high", highest_legal)
+
+
+def wait_for_view(client, tid, until, timeout=120.0):
+    """A web table's view (through Flask's test ``client``) once ``until(view)`` holds."""
+    import time
+
+    end = time.monotonic() + timeout
+    while True:
+        view = client.get(f"/api/tables/{tid}").json
+        assert view["error"] is None, view["error"]
+        if until(view):
+            return view
+        assert time.monotonic() < end, f"no such view in {timeout} s: {view['phase']}"
+        time.sleep(0.01)

@@ -40,6 +40,8 @@ from typing import Iterator, NamedTuple
 import jax
 import numpy as np
 
+from cardjax import registry
+
 FORMAT = "cardjax-corpus"
 VERSION = 1
 SPLITS = ("train", "valid", "test")
@@ -89,8 +91,6 @@ def state_fields(env) -> list[dict]:
 
 def open_with_env(directory: str):
     """``(corpus, env)``: a corpus opened with the env of its game and options (the manifest's)."""
-    from cardjax import registry
-
     m = read_manifest(directory)
     env = registry.make(m["game"], **m.get("options", {}))
     return Corpus(directory, env), env
@@ -134,7 +134,7 @@ class CorpusWriter:
             os.makedirs(directory, exist_ok=True)
             self.manifest = {
                 "format": FORMAT, "version": VERSION, "game": env.name,
-                "rules": f"{env.name}@{env.version}", "env": repr(env),
+                "rules": registry.rules(env.name), "env": repr(env),
                 "options": env.options, "num_players": env.num_players,
                 "num_actions": env.num_actions, "max_steps": env.max_steps,
                 "state_fields": self.fields, "settings": settings, "chunk_games": chunk_games,
@@ -211,8 +211,6 @@ def read_manifest(directory: str) -> dict:
         if key not in m:
             raise CorpusError(f"{path}: the manifest has no {key!r}")
     if "rules" in m:  # corpora made before the rules' versions hold none
-        from cardjax import registry
-
         try:
             registry.check_version(m["rules"], f"the corpus in {os.path.dirname(path)}")
         except ValueError as e:

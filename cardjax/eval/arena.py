@@ -19,7 +19,6 @@ and its standard error, plus per-game figures (:func:`duplicate_match`).  Agains
 from __future__ import annotations
 
 import sys
-from functools import partial
 from typing import Callable, NamedTuple
 
 import jax
@@ -27,8 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 from tqdm.auto import tqdm
 
-from cardjax import programs
-from cardjax import registry
+from cardjax import programs, registry
 from cardjax.core import Agent
 from cardjax.duplicate import Scheme
 from cardjax.gate import either

@@ -4,7 +4,6 @@ reject bad flags."""
 from __future__ import annotations
 
 import json
-import pathlib
 import subprocess
 import sys
 

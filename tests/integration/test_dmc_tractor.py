@@ -18,7 +18,6 @@ import pytest
 
 import cardjax
 from cardjax.agents import dmc as dmc_agent
-from cardjax.eval import arena
 from cardjax.games.tractor import metrics as tractor_metrics
 from cardjax.games.tractor import env as tractor
 from cardjax.games.tractor import state_facts

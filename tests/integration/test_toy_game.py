@@ -9,7 +9,6 @@ its adapter for this file only and removes both at the end, so other test files 
 from __future__ import annotations
 
 import math
-import time
 
 import jax
 import jax.numpy as jnp
@@ -20,7 +19,7 @@ import cardjax
 from cardjax import agents
 from cardjax.eval import arena
 from cardjax.train.dmc import adapter as dmc_adapters
-from conftest import read_metrics, tree_index
+from conftest import read_metrics, tree_index, wait_for_view
 from toygame import dmc_adapter as toy_dmc
 from toygame import env as toy_rules
 from toygame.spec import SPEC
@@ -231,17 +230,6 @@ def client(toy):
     tables.stop()
 
 
-def wait(client, tid, until, timeout=60.0):
-    end = time.monotonic() + timeout
-    while True:
-        view = client.get(f"/api/tables/{tid}").json
-        assert view["error"] is None, view["error"]
-        if until(view):
-            return view
-        assert time.monotonic() < end, f"no such view in {timeout} s"
-        time.sleep(0.01)
-
-
 def test_the_catalogue_lists_the_toy_game(client):
     games = client.get("/api/games").json
     assert games["toy"]["title"] == "Toy" and games["toy"]["blurb"] == SPEC.blurb
@@ -258,7 +246,7 @@ def test_a_person_plays_a_whole_game_at_the_web_table(client, toy):
     assert r.json["view"]["game"] == "toy" and r.json["view"]["players"] == ["you", "low"]
     played = 0
     while True:
-        v = wait(client, tid, lambda v: v["person"] is not None or v["over"])
+        v = wait_for_view(client, tid, lambda v: v["person"] is not None or v["over"])
         if v["over"]:
             break
         hand = [f["id"] for f in v["seats"][0]["hand"]]

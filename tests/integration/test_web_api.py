@@ -20,6 +20,7 @@ from cardjax.core import Agent  # noqa: E402
 from cardjax.play.record import replay  # noqa: E402
 from cardjax.web.app import create_app  # noqa: E402
 from cardjax.web.tables import Tables  # noqa: E402
+from conftest import wait_for_view  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -35,20 +36,8 @@ def new_table(client, **body):
     return r.json["id"]
 
 
-def wait(client, tid, until, timeout=120.0):
-    """The table's view once ``until(view)`` holds."""
-    end = time.monotonic() + timeout
-    while True:
-        view = client.get(f"/api/tables/{tid}").json
-        assert view["error"] is None, view["error"]
-        if until(view):
-            return view
-        assert time.monotonic() < end, f"no such view in {timeout} s: {view['phase']}"
-        time.sleep(0.01)
-
-
 def person_or_over(client, tid):
-    return wait(client, tid, lambda v: v["person"] is not None or v["over"])
+    return wait_for_view(client, tid, lambda v: v["person"] is not None or v["over"])
 
 
 def move(client, tid, **body):
@@ -207,7 +196,7 @@ def test_a_record_is_refused_before_the_end_and_replays_only_legal_actions(clien
 
 def test_a_watched_table_plays_itself(client):
     tid = new_table(client, game="gongzhu", seat=None, seed=5)
-    v = wait(client, tid, lambda v: v["over"])
+    v = wait_for_view(client, tid, lambda v: v["over"])
     assert v["watch"] and all(s["hand"] is not None for s in v["seats"])
     r = move(client, tid, cards=[0])
     assert r.status_code == 400 and "you are watching" in r.json["error"]
@@ -267,7 +256,7 @@ def test_tractor_through_its_four_phases(client):
     r = move(client, tid, cards=[0])
     assert r.status_code == 400 and "choose a declaration" in r.json["error"]
     move(client, tid, text=v["person"]["choices"][-1]["text"])
-    v = wait(client, tid, lambda v: v["phase"] == "bury" and v["person"])
+    v = wait_for_view(client, tid, lambda v: v["phase"] == "bury" and v["person"])
     assert v["seats"][0]["count"] == 33 and v["person"]["submit"] == "Bury"
     hand = [f["id"] for f in v["seats"][0]["hand"]]
     r = move(client, tid, cards=hand[:5])
@@ -330,7 +319,7 @@ def test_a_slow_player_holds_up_no_other_table():
         # A: the person at West; South, who leads, thinks for seconds a move
         a = new_table(client, game="gongzhu", seat=1, seed=9,
                       players=["slow", "you", "random", "random"])
-        wait(client, a, lambda v: v["thinking"] == 0, timeout=60)
+        wait_for_view(client, a, lambda v: v["thinking"] == 0, timeout=60)
         r = move(client, a, cards=[0])
         assert r.status_code == 400 and r.json["error"] == "it is not your turn: South is to play"
         t = time.perf_counter()

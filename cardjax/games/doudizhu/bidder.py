@@ -20,7 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from cardjax.core import Agent
-from cardjax.games.doudizhu import moves as moves
+from cardjax.games.doudizhu import moves
 from cardjax.games.doudizhu.env import NUM_MOVES
 
 # Control cards (DeepRocket, section 4.1: "A", "2" and the jokers), worth more the fewer cards
