@@ -13,8 +13,9 @@ card player that will bid with it).  Each iteration takes ``--batch_games`` trai
 example each: the landlord's hand and its result).  Every ``--eval_every`` iterations the
 validation games are scored: ``eval.json`` gets the cross-entropy of the win probability
 (``mean``), the squared error of the points, and the calibration (predicted against realised
-win rate by decile of the prediction); the best network is kept in ``best.msgpack``, the one
-``bidder:value=RUN`` loads.  ``--resume`` continues exactly.
+win rate by decile of the prediction); the best network is kept in ``best.msgpack`` and as the
+artifact ``player/`` (it loads without the trainer), the one ``bidder:value=RUN`` loads.
+``--resume`` continues exactly.
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ except ImportError:  # pragma: no cover - the repo is not installed
 from cardjax import corpus as corpora
 from cardjax.cli import positive_float, positive_int, run_command
 from cardjax.corpus.batches import first_games, to_device
+from cardjax.nets.bid_value.adapter import available
 from cardjax.train import corpus_run, runner
 from cardjax.train.bid_value import Config, cached_trainer
-from cardjax.train.bid_value.adapter import available
 
 TRAIN_FLAGS = {
     "batch_games": (positive_int, "games (examples) per step"),

@@ -8,7 +8,7 @@
     python scripts/arena.py --game doudizhu --a runs/deeprocket --b rule --deals 1000
 
 The policy network reads the paper's 15 x 19 x 21 planes (the last six rounds of moves, the
-cards played before them, the unseen cards and the hand; ``cardjax/train/deeprocket/adapters``)
+cards played before them, the unseen cards and the hand; ``cardjax/nets/deeprocket/adapters``)
 plus the seat's role and the cards each seat holds, and chooses one of the 309 move categories
 of the paper's table 3; the kicker network then chooses the kickers one at a time (15 solo and 13
 pair outputs).  Each iteration replays ``--batch_games`` training games (shuffled, a new order
@@ -19,10 +19,11 @@ policy's top-1 accuracy against the corpus's players (``mean``, +- standard erro
 its cross-entropy, the kicker network's top-1 accuracy (earlier kickers given), the accuracy of
 the whole move the combined player chooses, the accuracy of a uniform choice among the legal
 categories, and all of it by role.  The best network so far (by policy accuracy) is kept in
-``best.msgpack``, the one a player loads; ``--patience N`` stops after N evaluations without a
-better one.  After the last iteration the best network is scored on the test split's first
-``--eval_games`` games (``test.json``).  ``--resume`` continues exactly (the same batches, in the
-same order).  The paper's
+``best.msgpack`` and as the run's player ``player/`` (an artifact that loads without the
+trainer: the one a player loads), written by the evaluation that found it; ``--patience N``
+stops after N evaluations without a better one.  After the last iteration the best network is
+scored on the test split's first ``--eval_games`` games (``test.json``).  ``--resume`` continues
+exactly (the same batches, in the same order).  The paper's
 network is ``--depth 10 --width 512`` (a GPU).
 """
 
@@ -39,11 +40,13 @@ try:
     import cardjax  # noqa: F401
 except ImportError:  # pragma: no cover - the repo is not installed
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cardjax import artifact
 from cardjax import corpus as corpora
 from cardjax.cli import positive_float, positive_int, run_command
 from cardjax.corpus.batches import first_games, to_device
+from cardjax.nets.deeprocket.adapter import available
 from cardjax.train import corpus_run, runner
-from cardjax.train.deeprocket import Config, available, cached_trainer
+from cardjax.train.deeprocket import Config, cached_trainer
 
 TRAIN_FLAGS = {
     "batch_games": (positive_int, "corpus games replayed per step (the batches' source)"),
@@ -177,14 +180,12 @@ def main(argv=None) -> dict:
 
 
 def score_test(trainer, c: corpora.Corpus, cfg: Config, games: int, out: str) -> float | None:
-    """The best network (``best.msgpack``) scored on the test split's first ``games`` games,
+    """The best network (the run's player) scored on the test split's first ``games`` games,
     written to ``test.json`` (the validation split chose it; the test split reports it).  Its
     policy accuracy, or None when the corpus has no test games."""
-    from cardjax.agents.deeprocket import load_params
-
     if not c.count("test"):
         return None
-    params, _ = load_params(trainer.nets.env, out)
+    params = artifact.from_run(out).params
     data = first_games(c, "test", games)
     s = summarize(score_games(trainer, params, data, cfg.batch_games),
                   trainer.nets.adapter.role_names)

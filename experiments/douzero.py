@@ -25,6 +25,8 @@ exactly as if the run had never stopped (its training flags win; typing a differ
 error).  The evaluation settings are saved with the run too (``eval_settings.json``; a flag typed
 on ``--resume`` replaces its saved value).  The games are split over every device of every
 process (``--multihost`` joins a multi-process run with ``jax.distributed.initialize()``).
+Each evaluation writes the greedy player to ``--out``/``player`` (an artifact that loads without
+the trainer: ``scripts/arena.py --game doudizhu --a DIR/player --b rule``).
 """
 
 from __future__ import annotations
@@ -93,7 +95,8 @@ def summarize(last: dict) -> dict:
 
 def main(argv=None) -> dict:
     return dmc_cli.main(parse_args(argv), TRAIN_DEFAULTS, make_evaluate, label="DouZero (DMC)",
-                        eval_name="ADP vs rule", summarize=summarize)
+                        eval_name="ADP vs rule", summarize=summarize,
+                        load_player=agents.load)
 
 
 if __name__ == "__main__":

@@ -22,10 +22,11 @@ second, the self-play margin, ...), ``eval.json``, ``curves.png`` and orbax chec
 ``--checkpoint_every`` iterations); ``--resume`` continues the newest checkpoint exactly as if the
 run had never stopped (its training flags win; typing a different one is an error).  The
 evaluation settings are saved with the run too (``eval_settings.json``; a flag typed on
-``--resume`` replaces its saved value).  Play the
-result with ``scripts/arena.py --game gongzhu --a RUN_DIR --b greed``.  The games are split over
-every device of every process (``--multihost`` joins a multi-process run with
-``jax.distributed.initialize()``).
+``--resume`` replaces its saved value).  Each evaluation writes the greedy player to
+``--out``/``player``, an artifact that loads without the trainer; play it with
+``scripts/arena.py --game gongzhu --a RUN_DIR/player --b greed`` (or ``--a RUN_DIR``).  The
+games are split over every device of every process (``--multihost`` joins a multi-process run
+with ``jax.distributed.initialize()``).
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ def summarize(last: dict) -> dict:
 
 def main(argv=None) -> dict:
     return dmc_cli.main(parse_args(argv), TRAIN_DEFAULTS, make_evaluate, label="Gongzhu DMC",
-                        eval_name="WPG vs greed", summarize=summarize)
+                        eval_name="WPG vs greed", summarize=summarize,
+                        load_player=agents.load)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@
 
 The network reads the acting seat's view (``env.observe`` and the move history the paper lists:
 cards led and sloughed by each seat, when each card was played; see
-``cardjax/train/inference/adapters``) and gives, for every kind of card the seat cannot see, a
+``cardjax/nets/card_locations/adapters``) and gives, for every kind of card the seat cannot see, a
 softmax over the places it may be in (the other hands; Dou Dizhu's face-down bottom), places
 ruled out (a shown void, a full hand) masked.  Each iteration replays ``--batch_games`` training
 games of the corpus (shuffled, a new order every epoch) and takes one Adam step on the
@@ -17,7 +17,8 @@ cross-entropy per unseen card (``mean``, lower is better, +- standard error over
 share of cards whose most likely place is right, the same for the simple baseline that respects
 what is ruled out and spreads the rest by hand size, the network's ``gain`` over it (+- a paired
 standard error over games), and all of it by trick (or move) and role.  The
-best network so far is kept in ``best.msgpack``; ``--patience N`` stops after N evaluations
+best network so far is kept in ``best.msgpack`` and as the artifact ``player/`` (it loads
+without the trainer: ``pimc:inference=RUN``); ``--patience N`` stops after N evaluations
 without a better one (early stopping on the validation split).  ``--resume`` continues exactly
 (the same batches, in the same order).
 """

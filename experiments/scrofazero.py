@@ -15,7 +15,8 @@ key cards and weighted by IEC, a search in each -- in duplicate deals against tw
 the mean is the paper's WPG.
 
 The run directory ``--out`` gets ``metrics.jsonl``, ``eval.json``, ``eval_settings.json``,
-``curves.png`` and orbax checkpoints (every ``--checkpoint_every`` iterations); ``--resume``
+``curves.png``, orbax checkpoints (every ``--checkpoint_every`` iterations) and, at each
+evaluation, the player ``player/`` (an artifact that loads without the trainer); ``--resume``
 continues the newest checkpoint exactly as if the run had never stopped.  The evaluation settings
 are saved with the run too (a flag typed on ``--resume`` replaces its saved value).  The games
 are split over every device of every process (``--multihost`` joins a multi-process run with
@@ -26,10 +27,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 
 import jax
 
-from cardjax import agents
+from cardjax import agents, artifact
 from cardjax.agents import scrofazero as scrofazero_agent
 from cardjax.cli import non_negative_int, positive_float, positive_int, run_command
 from cardjax.eval import arena
@@ -118,8 +120,8 @@ def main(argv=None) -> dict:
         env = train.env
         greed = agents.get(env, "greed")
         player = scrofazero_agent.agent_from_params(
-            env, state.params, cfg, worlds=ev["eval_worlds"], sampling=ev["eval_sampling"],
-            iec=ev["eval_iec"], b=ev["eval_b"])
+            env, state.params, cfg.to_dict(), worlds=ev["eval_worlds"],
+            sampling=ev["eval_sampling"], iec=ev["eval_iec"], b=ev["eval_b"])
         deals, seed = ev["eval_deals"], ev["eval_seed"]
         info = {"opponent": "greed", "deals": deals, "seed": seed,
                 "play": {"worlds": ev["eval_worlds"], "sampling": ev["eval_sampling"],
@@ -136,6 +138,12 @@ def main(argv=None) -> dict:
             env, player._replace(params=jax.device_get(st.params)), [greed], deals, seed,
             min(deals, 64))
 
+    def export(st, iteration):
+        meta = artifact.describe("scrofazero", cfg.game, network=cfg.to_dict(),
+                                 env=train.env.options,
+                                 lineage=artifact.lineage(iteration=iteration), name="scrofazero")
+        artifact.write(os.path.join(args.out, "player"), meta, jax.device_get(st.params))
+
     eval_every = ev["eval_every"] if ev["eval_every"] > 0 else args.iterations
     state = runner.run(out=args.out, state=state, step=train.step, config=cfg.to_dict(),
                        iterations=args.iterations,
@@ -143,7 +151,8 @@ def main(argv=None) -> dict:
                        evaluate=evaluate, eval_every=eval_every, eval_info=info,
                        eval_name="WPG vs two Mr Greeds", checkpoint_every=args.checkpoint_every,
                        progress=not args.no_progress, is_main=is_main, checkpoints=ckpt,
-                       title=f"ScrofaZero {cfg.num_envs} games/it, net {cfg.width}x{cfg.depth}")
+                       title=f"ScrofaZero {cfg.num_envs} games/it, net {cfg.width}x{cfg.depth}",
+                       export=export)
     summary = {"iteration": int(state.iteration), "out": args.out}
     if is_main:
         evals = runner.RunFiles(args.out).read_evals()

@@ -44,7 +44,8 @@ trained per second, decisions per phase, overflow and truncation counts, ...), `
 continues the newest checkpoint exactly as if the run had never stopped.  The evaluation
 settings are saved with the run too (``eval_settings.json``; a flag typed on ``--resume``
 replaces its saved value).  The games are split over every device of every process
-(``--multihost``).
+(``--multihost``).  Each evaluation writes the greedy player to ``--out``/``player`` (an artifact
+that loads without the trainer: ``scripts/arena.py --game tractor --a DIR/player --b rule``).
 """
 
 from __future__ import annotations
@@ -113,7 +114,8 @@ def _summarize(last: dict) -> dict:
 
 def main(argv=None) -> dict:
     return dmc_cli.main(parse_args(argv), TRAIN_DEFAULTS, make_evaluate, label="ShengJi+ (DMC)",
-                        eval_name="leveling rate vs random", summarize=_summarize)
+                        eval_name="leveling rate vs random", summarize=_summarize,
+                        load_player=agents.load)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,8 @@ ROWS = (
 
 def main(argv=None) -> list[dict]:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("run", help="training run directory (experiments/scrofazero.py --out)")
+    p.add_argument("run", help="training run directory (experiments/scrofazero.py --out) or a "
+                   "ScrofaZero player artifact")
     p.add_argument("--deals", type=positive_int, default=64)
     p.add_argument("--worlds", type=positive_int, default=9)
     p.add_argument("--b", type=int, default=10, help="simulations per world = b + 2 x legal")
@@ -75,7 +76,7 @@ def main(argv=None) -> list[dict]:
               f"win {100 * win:4.1f}% (+{100 * draw:.1f}% draws)", flush=True)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"run": args.run, "iteration_config": cfg.to_dict(), "seed": args.seed,
+            json.dump({"run": args.run, "iteration_config": cfg, "seed": args.seed,
                        "worlds": args.worlds, "b": args.b, "rows": rows}, f, indent=1)
     return rows
 

@@ -134,7 +134,7 @@ def read_metrics(out: str) -> list[dict]:
 
 def restore_newest(train, out: str):
     """The newest checkpoint of the run ``out``, restored in the shapes of ``train.init``."""
-    from cardjax.train.checkpoint import Checkpoints
+    from cardjax.checkpoint import Checkpoints
 
     ckpt = Checkpoints(out)
     try:

@@ -37,51 +37,73 @@ def baselines(game: str) -> list[str]:
     return sorted(_factories(game))
 
 
+# the loaders of trained players: an artifact's kind -> "module:function" taking
+# (env, artifact, name=None, **options) and returning the card player
+KINDS = {
+    "dmc": "cardjax.agents.dmc:from_artifact",
+    "scrofazero": "cardjax.agents.scrofazero:from_artifact",
+    "deeprocket": "cardjax.agents.deeprocket:from_artifact",
+}
+
+
+def from_artifact(env, art, name: str | None = None, **options) -> Agent:
+    """The player of a read artifact (:mod:`cardjax.artifact`) for ``env``, made whole for its
+    options (:func:`complete`); ``options``: its kind's play settings."""
+    from cardjax.spec import resolve
+
+    if art.kind not in KINDS:
+        raise ValueError(f"{art.directory or 'the artifact'}: a {art.kind} network is not a "
+                         f"card player (players: {', '.join(KINDS)})")
+    if art.game is not None and art.game != env.name:
+        raise ValueError(f"{art.directory or 'the player'} plays {art.game}, not {env.name}")
+    player = resolve(KINDS[art.kind])(env, art, name=name or art.meta.get("name"), **options)
+    return compiled(complete(env, player, art.meta))
+
+
 def load(env, spec: str, **options) -> Agent:
     """The player a command-line word names: a baseline, with its settings after a colon
-    (``"ismcts:iterations=300"``), or a trained player from a training run directory (a path,
-    with its loader's settings after a colon where it has any: ``"runs/x:advice_bonus=0.3"``;
-    ``options`` go to its loader too), or a directory a player was exported to
-    (``scripts/export_player.py --directory``)."""
+    (``"ismcts:iterations=300"``), or a trained player: a directory holding an artifact
+    (``player.json``, :mod:`cardjax.artifact`) or a training run directory (its player at the
+    newest checkpoint; ``iteration=N`` for another), with its settings after a colon
+    (``"runs/x:advice_bonus=0.3"``); ``options`` go to its loader too."""
     import os
 
     name, _, _ = spec.partition(":")
     if not os.path.isdir(spec) and os.path.isdir(name) and name not in baselines(env.name):
-        # a run directory with settings
+        # a directory with settings
         spec, settings = parse_spec(spec)
         options = {**options, **settings}
     if os.path.isdir(spec) or (os.path.sep in name and name not in baselines(env.name)):
         if not os.path.isdir(spec):
             raise ValueError(f"{spec!r} is neither a baseline of {env.name} "
-                             f"({', '.join(baselines(env.name))}) nor a run directory")
-        from cardjax.agents import deeprocket, dmc, pretrained, scrofazero
+                             f"({', '.join(baselines(env.name))}) nor a directory")
+        from cardjax import artifact
+        from cardjax.agents import pretrained
 
-        exported = pretrained.exported_name(spec)
-        if exported is not None:  # written by scripts/export_player.py --directory
-            return pretrained.load(env, exported, directory=spec, **options)
-        if dmc.is_run(spec):  # a run of cardjax.train.dmc (its config says so)
-            return complete(env, dmc.load(env, spec, **options), {"config": dmc.saved_config(spec)})
-        if deeprocket.is_run(spec):
-            return complete(env, deeprocket.load(env, spec, **options))
-        return scrofazero.load(env, spec, **options)
+        iteration = options.pop("iteration", None)
+        if artifact.is_artifact(spec):
+            art = artifact.read(spec)
+        elif pretrained.legacy_name(spec) is not None:  # an export from before artifacts
+            art = pretrained.read_legacy(spec, pretrained.legacy_name(spec))
+        else:
+            art = artifact.from_run(spec, iteration)
+        return from_artifact(env, art, **options)
     name, settings = parse_spec(spec)
     return get(env, name, **settings)
 
 
 def load_value(env, path: str):
-    """``(value_fn(params, state) -> float[2], params)``: the leaf value of a trained run (a DMC
-    run: its best Q; a ScrofaZero run: its value head), for the search players."""
-    import os
+    """``(value_fn(params, state) -> float[2], params)``: the leaf value of a trained player (a
+    DMC player: its best Q; a ScrofaZero player: its value head), for the search players;
+    ``path``: an artifact or a run directory."""
+    from cardjax import artifact
+    from cardjax.spec import resolve
 
-    if not os.path.isdir(path):
-        raise ValueError(f"value: {path!r} is not a run directory")
-    from cardjax.agents import dmc, scrofazero
-
-    if dmc.is_run(path):
-        params, cfg = dmc.load_params(path)
-        return dmc.value_from_params(env, params, cfg), params
-    params, cfg = scrofazero.load_params(path)
-    return scrofazero.value_from_params(env, cfg), params
+    art = artifact.load(path)
+    if art.kind not in ("dmc", "scrofazero"):
+        raise ValueError(f"value: {path} holds a network of the {art.kind} trainer, which values "
+                         "no position (a DMC or ScrofaZero player does)")
+    return resolve(f"cardjax.agents.{art.kind}:value_from_artifact")(env, art), art.params
 
 
 def get(env, name: str, **options) -> Agent:
@@ -103,7 +125,40 @@ def get(env, name: str, **options) -> Agent:
     unknown = sorted(set(options) - set(params))
     if unknown and not any(p.kind is p.VAR_KEYWORD for p in params.values()):
         raise ValueError(f"{name!r} has no setting {', '.join(map(repr, unknown))}")
-    return make(env, **options)
+    for setting, kind in getattr(make, "loaded_settings", {}).items():
+        if isinstance(options.get(setting), str):  # a word naming a player or a network
+            options[setting] = load_setting(env, options[setting], kind)
+    return compiled(make(env, **options))
+
+
+def load_setting(env, word: str, kind: str):
+    """What a player's setting names, loaded: a player (``kind="player"``, :func:`load`) or a
+    trained network of ``kind`` from an artifact or a run (``cardjax.agents.<kind>``'s
+    ``from_artifact``, e.g. a bid value network for the bidder)."""
+    from cardjax import artifact
+    from cardjax.spec import resolve
+
+    if kind == "player":
+        return load(env, word)
+    try:
+        art = artifact.load(word, kind)
+    except ValueError as e:
+        raise ValueError(f"{e} (a {kind} network)") from None
+    return resolve(f"cardjax.agents.{kind}:from_artifact")(env, art)
+
+
+def compiled(player: Agent) -> Agent:
+    """``player`` with its ``act`` under ``jax.jit``: called on one state in a Python loop, an
+    eager ``act`` dispatches every operation on its own (a second a move, and new compiled code
+    at every call); jitted, it compiles once per state shape.  Under an outer ``jit`` or
+    ``vmap`` (the arena) the inner ``jit`` is inlined, so nothing changes there."""
+    import jax
+
+    if getattr(player.act, "_cardjax_compiled", False):
+        return player
+    act = jax.jit(player.act)
+    act._cardjax_compiled = True  # loaded twice (a player word inside a player): jitted once
+    return player._replace(act=act)
 
 
 def complete(env, player: Agent, meta: dict | None = None) -> Agent:

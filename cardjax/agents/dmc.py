@@ -1,24 +1,22 @@
-"""A trained DMC player loaded from a training run: DouZero for Dou Dizhu
-(``experiments/douzero.py --out DIR``, named ``douzero``), Gongzhu (``experiments/gongzhu_dmc.py``,
-``gongzhu_dmc``) or ShengJi+ for Tractor (``experiments/shengji.py``, ``shengji``; one network per
-phase, the role of a state is its phase, and a run trained with oracle guiding plays with the
-hidden part zeroed).
+"""A trained DMC player: DouZero for Dou Dizhu (``experiments/douzero.py --out DIR``, named
+``douzero``), Gongzhu (``experiments/gongzhu_dmc.py``, ``gongzhu_dmc``) or ShengJi+ for Tractor
+(``experiments/shengji.py``, ``shengji``; one network per phase, the role of a state is its
+phase, and a run trained with oracle guiding plays with the hidden part zeroed).
 
-``load(env, path, **opts)`` restores the newest (or a chosen) checkpoint's Q networks (one per
-role; Gongzhu has one for every seat) and returns an :class:`~cardjax.core.Agent` that plays
-greedily: the legal actions are compacted into ``k`` slots (default: the run's ``k``;
-:func:`cardjax.train.dmc.acting.compact`), the network of the acting seat's role scores them
-and the best one is played -- no exploration.  It needs the trainer's acting kernels and
-network, not the trainer.  ``act`` is for one game; under ``vmap`` (the arena) a custom batching
-rule scores the whole batch at once in the trainer's candidate pools
-(:func:`cardjax.train.dmc.acting.greedy_actions`), the same choices at a fraction of the cost of
-scoring every slot of every game.  A position with more than ``k`` legal actions chooses among
-the first ``k`` (increasing action id); pass a larger ``k`` to widen it.  A run trained in a view
-of its env (``Game.view``: Tractor's whole-unit leads) plays the plain env: the network chooses
-in the view's ``decision_state`` of each state and the player plays the view's ``env_action``.
-
-:func:`is_run` tells whether a run directory was made by the DMC trainer (its saved config has
-``"algorithm": "dmc"``), for ``cardjax.agents.load`` to dispatch on.
+:func:`from_artifact` builds it from an artifact (:mod:`cardjax.artifact`: a run's ``player/``,
+written at each evaluation, or a shipped player), :func:`load` from a run directory; both return
+an :class:`~cardjax.core.Agent` of the Q networks (one per role; Gongzhu has one for every seat)
+that plays greedily: the legal actions are compacted into ``k`` slots (default: the run's ``k``;
+:func:`cardjax.nets.dmc.acting.compact`), the network of the acting seat's role scores them and
+the best one is played -- no exploration.  It needs the model (:mod:`cardjax.nets.dmc`: the
+config, the adapters, the network, the acting kernels), never the trainer.  ``act`` is for one
+game; under ``vmap`` (the arena) a custom batching rule scores the whole batch at once in the
+trainer's candidate pools (:func:`cardjax.nets.dmc.acting.greedy_actions`), the same choices at
+a fraction of the cost of scoring every slot of every game.  A position with more than ``k``
+legal actions chooses among the first ``k`` (increasing action id); pass a larger ``k`` to widen
+it.  A run trained in a view of its env (``Game.view``: Tractor's whole-unit leads) plays the
+plain env: the network chooses in the view's ``decision_state`` of each state and the player
+plays the view's ``env_action``.
 """
 
 from __future__ import annotations
@@ -28,52 +26,55 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
+from cardjax import artifact
 from cardjax.core import Agent
-from cardjax.train.checkpoint import Checkpoints, find_run
-from cardjax.train.dmc import acting
-from cardjax.train.dmc import adapter
-from cardjax.train.dmc.adapter import make_game
-from cardjax.train.dmc.config import Config
-from cardjax.train.dmc.network import make_net, make_optimizer
-from cardjax.train.dmc.state import init_state
+from cardjax.nets.dmc import acting
+from cardjax.nets.dmc import adapter
+from cardjax.nets.dmc.adapter import make_game
+from cardjax.nets.dmc.config import Config
+from cardjax.nets.dmc.q_net import make_net
 
 # Options of the search players that scripts/arena.py passes to every loader; a greedy DMC player
 # has no use for them.
 ARENA_OPTIONS = {"worlds", "sampling", "iec", "b"}
-# the players' default names
 
 
-def saved_config(path: str, iteration: int | None = None) -> dict:
-    """The config dict saved with a run's checkpoint (default: the newest)."""
-    ckpt = Checkpoints(find_run(path))
-    try:
-        return ckpt.config(iteration)
-    finally:
-        ckpt.close()
-
-
-def is_run(path: str) -> bool:
-    """True when ``path`` is a run directory of the DMC trainer."""
-    try:
-        return saved_config(path).get("algorithm") == "dmc"
-    except (ValueError, FileNotFoundError):
-        return False
+def _config(art: artifact.Artifact) -> Config:
+    """The DMC config of an artifact (``ValueError`` for another kind of network)."""
+    if art.kind != "dmc":
+        raise ValueError(f"{art.directory or 'the artifact'} holds a {art.kind} network, not a "
+                         "DMC player")
+    return Config.from_dict(art.meta["network"])
 
 
 def load_params(path: str, iteration: int | None = None):
-    """``(params, config)`` of a run's checkpoint (default: the newest); params have a leading
-    axis of ``config.num_roles``."""
-    ckpt = Checkpoints(find_run(path))
-    try:
-        cfg = Config.from_dict(ckpt.config(iteration))
-        game = make_game(cfg)
-        net = make_net(cfg, game)
-        like = jax.eval_shape(lambda k: init_state(cfg, game, net, make_optimizer(cfg), k),
-                              jax.random.PRNGKey(0))
-        state = ckpt.restore(like, iteration)
-    finally:
-        ckpt.close()
-    return state.params, cfg
+    """``(params, config)`` of a run (default: its newest checkpoint, or the ``player/`` written
+    at it); params have a leading axis of ``config.num_roles``."""
+    art = artifact.from_run(path, iteration)
+    return art.params, _config(art)
+
+
+def from_artifact(env, art: artifact.Artifact, name: str | None = None, k: int | None = None,
+                  advice_bonus: float | None = None, **options) -> Agent:
+    """The greedy player of a DMC artifact (``k``: default the artifact's play setting, else the
+    run's; ``advice_bonus``: play with this bonus instead of the run's).
+
+    ``options``: the search players' options (``worlds``, ``sampling``, ``iec``, ``b``, passed
+    by ``scripts/arena.py`` to every loader) are accepted and ignored; others are an error.
+    """
+    unknown = set(options) - ARENA_OPTIONS
+    if unknown:
+        raise ValueError(f"unknown options {sorted(unknown)} for a DMC player; known: "
+                         "k, advice_bonus (and a run's iteration)")
+    if k is None:
+        k = (art.meta.get("play") or {}).get("k")
+    return agent_from_params(env, art.params, _config(art), name=name, k=k,
+                             advice_bonus=advice_bonus)
+
+
+def value_from_artifact(env, art: artifact.Artifact):
+    """:func:`value_from_params` of a DMC artifact (its parameters go with it as the params)."""
+    return value_from_params(env, art.params, _config(art))
 
 
 def agent_from_params(env, params, cfg: Config, name: str | None = None,
@@ -162,16 +163,8 @@ def zero_sum_team_values(env, state, v):
 
 
 def load(env, path: str, iteration: int | None = None, name: str | None = None,
-         k: int | None = None, advice_bonus: float | None = None, **options):
-    """The greedy DMC player of the run at ``path`` (a run directory or its ``checkpoints``);
-    ``advice_bonus``: play with this bonus instead of the run's (``Config.advice_bonus``).
-
-    ``options``: the search players' options (``worlds``, ``sampling``, ``iec``, ``b``, passed
-    by ``scripts/arena.py`` to every loader) are accepted and ignored; others are an error.
-    """
-    unknown = set(options) - ARENA_OPTIONS
-    if unknown:
-        raise ValueError(f"unknown options {sorted(unknown)} for a DMC player; known: "
-                         "iteration, name, k, advice_bonus")
-    params, cfg = load_params(path, iteration)
-    return agent_from_params(env, params, cfg, name=name, k=k, advice_bonus=advice_bonus)
+         k: int | None = None, advice_bonus: float | None = None, **options) -> Agent:
+    """The greedy DMC player of the run at ``path`` (a run directory or its ``checkpoints``), at
+    its newest checkpoint or ``iteration`` (:func:`from_artifact` for the rest)."""
+    return from_artifact(env, artifact.from_run(path, iteration), name=name, k=k,
+                         advice_bonus=advice_bonus, **options)

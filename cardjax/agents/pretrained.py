@@ -4,142 +4,81 @@
     cardjax.agents.get(env, "doudizhu-pretrained")    # Dou Dizhu (it bids too, with bidding=True)
     cardjax.agents.get(env, "tractor-pretrained")     # Tractor
 
-A game's pretrained players are the files here whose description names that game.
-
-Each is two files in ``cardjax/agents/pretrained/``: ``NAME.msgpack``, the networks' parameters,
-and ``NAME.json``: the trainer that made them, its config, the command that trained them, the
-device, and (Dou Dizhu) the bid module it uses at a table with an auction.  ``scripts/
-export_player.py`` writes both from a training run directory (DMC or ScrofaZero).
+Each is an artifact (:mod:`cardjax.artifact`) in ``cardjax/agents/pretrained/NAME/``:
+``player.json`` (the trainer, the config that rebuilds its network, the command that trained it,
+the device, its parent, and, Dou Dizhu, the bid module it uses at a table with an auction) and
+``params.msgpack``.  A game's pretrained players are the ones whose description names that game.
+``scripts/export_player.py`` writes one from a training run directory or another artifact.
 """
 
 from __future__ import annotations
 
-import datetime
 import json
 import os
 
-import jax
-import numpy as np
-from flax import serialization
-
-from cardjax import registry
+from cardjax import artifact
 from cardjax.core import Agent
-from cardjax.train.checkpoint import Checkpoints, find_run
 
 DIRECTORY = os.path.join(os.path.dirname(__file__), "pretrained")
-_NAMES: dict[str, tuple[str, ...]] = {}
+_NAMES: dict[str, tuple[tuple[str, str], ...]] = {}
 
 
 def names(game: str, directory: str = DIRECTORY) -> tuple[str, ...]:
     """The pretrained players shipped for ``game`` (read once from their descriptions)."""
     if directory not in _NAMES:
         found = []
-        for file in sorted(os.listdir(directory)) if os.path.isdir(directory) else []:
-            if file.endswith(".json") and os.path.isfile(paths(file[:-5], directory)[1]):
-                found.append((file[:-5], info(file[:-5], directory).get("game")))
+        for name in sorted(os.listdir(directory)) if os.path.isdir(directory) else []:
+            if artifact.is_artifact(os.path.join(directory, name)):
+                found.append((name, info(name, directory).get("game")))
         _NAMES[directory] = tuple(found)
     return tuple(name for name, of in _NAMES[directory] if of == game)
 
 
-def paths(name: str, directory: str = DIRECTORY) -> tuple[str, str]:
-    """``(NAME.json, NAME.msgpack)`` in ``directory``."""
-    return os.path.join(directory, name + ".json"), os.path.join(directory, name + ".msgpack")
+def path(name: str, directory: str = DIRECTORY) -> str:
+    """The artifact directory of the player ``name``."""
+    return os.path.join(directory, name)
 
 
 def info(name: str, directory: str = DIRECTORY) -> dict:
-    """The description saved with a pretrained player (trainer, config, command, device, ...)."""
-    meta, _ = paths(name, directory)
-    if not os.path.isfile(meta):
+    """The description saved with a pretrained player (kind, network, lineage, ...)."""
+    if not artifact.is_artifact(path(name, directory)):
         raise ValueError(f"no pretrained player {name!r} in {directory}")
-    with open(meta) as f:
-        return json.load(f)
+    return artifact.read_meta(path(name, directory))
 
 
-def _write(path: str, data: bytes) -> None:
-    """Write ``data`` so that a reader never sees half a file."""
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
-
-
-def export(run: str, name: str, command: str, device: str, bids: dict | None = None,
-           directory: str = DIRECTORY) -> dict:
-    """Write the newest checkpoint of the training run ``run`` as the pretrained player
-    ``name``; returns its description.  ``bids``: the bid module's settings at a Dou Dizhu
-    table with an auction (``{"strength": -4}``; default: the rule player's bids)."""
-    from cardjax.agents import dmc, scrofazero
-
-    ckpt = Checkpoints(find_run(run))
-    try:
-        config = ckpt.config()
-    finally:
-        ckpt.close()
-    trainer = "dmc" if config.get("algorithm") == "dmc" else "scrofazero"
-    params, _ = (dmc if trainer == "dmc" else scrofazero).load_params(run)
-    leaves = jax.tree_util.tree_leaves(params)
-    from cardjax.train import alphazero
-
-    game = config.get("game", alphazero.GAME)  # ScrofaZero's config names no game: its one
-    meta = {"name": name, "trainer": trainer, "game": game, "rules": registry.rules(game),
-            "config": config, "command": command, "device": device,
-            "date": datetime.date.today().isoformat(),
-            "parameters": int(sum(np.size(x) for x in leaves)), "bids": bids}
-    os.makedirs(directory, exist_ok=True)
+def export(source, name: str, command: str | None = None, device: str | None = None,
+           bids: dict | None = None, directory: str = DIRECTORY) -> dict:
+    """Write the player of ``source`` (a read :class:`~cardjax.artifact.Artifact`, an artifact
+    directory, or a training run directory: its newest checkpoint) as the pretrained player ``name``; returns its description.  ``command`` /
+    ``device``: what trained it (default: the source's lineage); ``bids``: the bid module's
+    settings at a Dou Dizhu table with an auction (``{"strength": -4}``; default: the rule
+    player's bids)."""
+    if isinstance(source, artifact.Artifact):
+        art = source
+    else:
+        art = artifact.read(source) if artifact.is_artifact(source) else artifact.from_run(source)
+    lineage = dict(art.meta.get("lineage") or {})
+    parent = art.meta.get("name") or lineage.get("run")
+    lineage.update(command=command or lineage.get("command"),
+                   device=device or lineage.get("device"), parent=parent)
+    if not lineage.get("date"):
+        lineage["date"] = artifact.lineage(command="", device="").get("date")
+    play = dict(art.meta.get("play") or {})
+    if bids is not None:
+        play["bids"] = bids
+    meta = dict(art.meta, name=name, lineage=lineage, play=play)
     _NAMES.pop(directory, None)
-    meta_path, params_path = paths(name, directory)
-    _write(params_path, serialization.msgpack_serialize(jax.device_get(params)))
-    _write(meta_path, (json.dumps(meta, indent=1, default=str) + "\n").encode())
-    return meta
-
-
-def exported_name(directory: str) -> str | None:
-    """The name of the one player exported to ``directory`` (``scripts/export_player.py
-    --directory``: ``NAME.json`` beside ``NAME.msgpack``), or None where it holds no such pair
-    (a training run directory, say); several players there are refused by name."""
-    if not os.path.isdir(directory):
-        return None
-    names = sorted(f[:-5] for f in os.listdir(directory)
-                   if f.endswith(".json") and os.path.isfile(paths(f[:-5], directory)[1]))
-    if len(names) > 1:
-        raise ValueError(f"{directory} holds several exported players ({', '.join(names)}); "
-                         "name one: a directory holding one of them")
-    return names[0] if names else None
+    return artifact.write(path(name, directory), meta, art.params)
 
 
 def load(env, name: str, directory: str = DIRECTORY, **options) -> Agent:
-    """The pretrained player ``name`` for ``env`` (``options``: the trainer's play options, e.g.
+    """The pretrained player ``name`` for ``env`` (``options``: its kind's play settings, e.g.
     ScrofaZero's ``worlds``)."""
-    meta = info(name, directory)
-    registry.check_version(meta.get("rules", meta["game"]), f"the player {name!r}")
-    if meta["game"] != env.name:
-        raise ValueError(f"{name!r} plays {meta['game']}, not {env.name}")
-    _, params_path = paths(name, directory)
-    with open(params_path, "rb") as f:
-        params = jax.tree_util.tree_map(np.asarray, serialization.msgpack_restore(f.read()))
-    if meta["trainer"] == "dmc":
-        from cardjax.agents import dmc
-        from cardjax.train.dmc.config import Config
-
-        unknown = sorted(set(options) - {"k", "advice_bonus"} - dmc.ARENA_OPTIONS)
-        if unknown:
-            raise ValueError(f"{name!r} has no setting {', '.join(map(repr, unknown))}; a DMC "
-                             "player's: k, advice_bonus")
-        options = {k: v for k, v in options.items() if k not in dmc.ARENA_OPTIONS}
-        player = dmc.agent_from_params(env, params, Config.from_dict(meta["config"]), name=name,
-                                       **options)
-    elif meta["trainer"] == "scrofazero":
-        from cardjax.agents import scrofazero
-        from cardjax.train import alphazero
-
-        player = scrofazero.agent_from_params(env, params,
-                                              alphazero.Config.from_dict(meta["config"]),
-                                              name=name, **options)
-    else:
-        raise ValueError(f"{name!r}: unknown trainer {meta['trainer']!r}")
     from cardjax import agents
 
-    return agents.complete(env, player, {**meta, "name": name})
+    if not artifact.is_artifact(path(name, directory)):
+        raise ValueError(f"no pretrained player {name!r} in {directory}")
+    return agents.from_artifact(env, artifact.read(path(name, directory)), name=name, **options)
 
 
 def factory(name: str):
@@ -149,3 +88,41 @@ def factory(name: str):
         return load(env, name, **options)
 
     return make
+
+
+def legacy_name(directory: str) -> str | None:
+    """The name of the one player an older ``export_player.py --directory`` wrote to
+    ``directory`` (``NAME.json`` beside ``NAME.msgpack``), or None where there is none."""
+    if not os.path.isdir(directory):
+        return None
+    found = sorted(f[:-5] for f in os.listdir(directory) if f.endswith(".json")
+                   and os.path.isfile(os.path.join(directory, f[:-5] + ".msgpack")))
+    if len(found) > 1:
+        raise ValueError(f"{directory} holds several exported players ({', '.join(found)}); "
+                         "name one: a directory holding one of them")
+    return found[0] if found else None
+
+
+def read_legacy(directory: str, name: str) -> artifact.Artifact:
+    """An older export (``NAME.json`` + ``NAME.msgpack``) read as an artifact."""
+    import jax
+    import numpy as np
+    from flax import serialization
+
+    from cardjax import registry
+
+    meta_path = os.path.join(directory, name + ".json")
+    try:
+        with open(meta_path) as f:
+            old = json.load(f)
+        kind, config = old["trainer"], old["config"]
+        game = old["game"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"{meta_path}: not an exported player ({e})") from None
+    registry.check_version(old.get("rules", game), f"the player {name!r}")
+    with open(os.path.join(directory, name + ".msgpack"), "rb") as f:
+        params = serialization.msgpack_restore(f.read())
+    lineage = {k: old.get(k) for k in ("command", "device", "date")}
+    meta = artifact.describe(kind, game, network=config, name=name, lineage=lineage,
+                             play={"bids": old["bids"]} if old.get("bids") else {})
+    return artifact.Artifact(meta, jax.tree_util.tree_map(np.asarray, params), directory)

@@ -1,8 +1,10 @@
-"""A trained ScrofaZero player loaded from a training run (``experiments/scrofazero.py --out DIR``).
+"""A trained ScrofaZero player: an artifact (:mod:`cardjax.artifact`) or a training run
+(``experiments/scrofazero.py --out DIR``), loaded through ``cardjax.agents.load``.
 
-``load(env, path, **options)`` restores the newest (or a chosen) checkpoint's network and
-returns an :class:`~cardjax.core.Agent` that plays under hidden information (:func:`make_agent`):
-the generic :func:`cardjax.search.hidden_info.decide` with ScrofaZero's Gongzhu plug-ins from
+:func:`from_artifact` rebuilds the policy/value network from the artifact's config
+(:func:`cardjax.nets.policy_value.from_config`, no trainer) and returns an
+:class:`~cardjax.core.Agent` that plays under hidden information (:func:`make_agent`): the
+generic :func:`cardjax.search.hidden_info.decide` with ScrofaZero's Gongzhu plug-ins from
 :mod:`cardjax.games.gongzhu.worlds` -- sampled worlds (stratified or uniform), optional IEC
 weights -- and MCTS with ``b + k x legal`` simulations in each world (paper: b = 10, k = 2).
 """
@@ -11,13 +13,11 @@ from __future__ import annotations
 
 from typing import Callable
 
-import jax
-
 from cardjax.games.gongzhu import worlds as szw
+from cardjax.games.gongzhu.env import NUM_CARDS
 from cardjax.search import hidden_info
-from cardjax.train import alphazero
-from cardjax.train.checkpoint import Checkpoints, find_run
 
+GAME = "gongzhu"  # what a ScrofaZero network plays (runs saved before configs named it)
 PLAY_DEFAULTS = dict(sampling="stratified", iec=True, worlds=9, b=10, k=2, c=30.0,
                      beta=szw.DEFAULT_BETA, inference=None)
 
@@ -29,8 +29,9 @@ def make_agent(env, apply_fn: Callable, params, *, target_beta: float, name: str
                skip_discards: bool = True, inference: str | None = None):
     """The Gongzhu hidden-information player of a policy/value net: ``hidden_info.make_agent``
     with the worlds of ``sampling`` (``szw.world_sampler``) and, with ``iec``, IEC weights.
-    With ``inference`` (an ``experiments/inference.py`` run directory) the worlds are drawn in
-    proportion to that card-location network instead (``szw.network_sampler``).
+    With ``inference`` (a card-location network: an ``experiments/inference.py`` run directory
+    or its artifact) the worlds are drawn in proportion to that network instead
+    (``szw.network_sampler``).
 
     ``apply_fn(params, obs) -> (logits[52], value)`` (e.g. ``PolicyValueNet(...).apply``):
     the MCTS leaf value is :func:`~cardjax.nets.policy_value.oracle_value_fn` and IEC's action
@@ -42,9 +43,9 @@ def make_agent(env, apply_fn: Callable, params, *, target_beta: float, name: str
     from cardjax.nets.policy_value import oracle_value_fn
 
     if inference is not None:
-        from cardjax.train import inference as inf
+        from cardjax.agents.pimc import load_log_q
 
-        sample = szw.network_sampler(*inf.load_log_q(str(inference), env))
+        sample = szw.network_sampler(*load_log_q(env, str(inference)))
     else:
         sample = szw.world_sampler(sampling, key_cards)
     if not target_beta > 0:
@@ -63,44 +64,53 @@ def make_agent(env, apply_fn: Callable, params, *, target_beta: float, name: str
                                   b=b, k=k, max_simulations=max_simulations, c=c)
 
 
+def _net(config: dict):
+    from cardjax.nets.policy_value import from_config
+
+    return from_config(config, NUM_CARDS)
+
+
 def load_params(path: str, iteration: int | None = None):
-    """``(params, config)`` of a run's checkpoint (default: the newest)."""
-    ckpt = Checkpoints(find_run(path))
-    cfg = alphazero.Config.from_dict(ckpt.config(iteration))
-    train = alphazero.make_train(cfg)
-    abstract = jax.eval_shape(train.init, jax.random.PRNGKey(0))
-    state = ckpt.restore(abstract, iteration)
-    ckpt.close()
-    return state.params, cfg
+    """``(params, config)`` of an artifact directory or of a run at ``iteration`` (default: its
+    newest checkpoint), read without the trainer (:func:`cardjax.artifact.from_run`); ``config``
+    is the network's config, a dict.  ``ValueError`` with the reason."""
+    from cardjax import artifact
+
+    art = artifact.load(path, "scrofazero", iteration)
+    return art.params, art.meta["network"]
 
 
-def agent_from_params(env, params, cfg: alphazero.Config, name: str = "scrofazero", **options):
-    """The hidden-information player of a network (``options`` override :data:`PLAY_DEFAULTS`)."""
+def agent_from_params(env, params, config: dict, name: str = "scrofazero", **options):
+    """The hidden-information player of a network of ``config`` (a run's config as a dict:
+    ``width``, ``depth``, ``target_beta``); ``options`` override :data:`PLAY_DEFAULTS`."""
     unknown = set(options) - set(PLAY_DEFAULTS)
     if unknown:
         raise ValueError(f"unknown play options {sorted(unknown)}; known: {sorted(PLAY_DEFAULTS)}")
     opts = {**PLAY_DEFAULTS, **options}
-    net = alphazero.make_net(cfg)
-    return make_agent(env, net.apply, params, target_beta=cfg.target_beta, name=name, **opts)
+    return make_agent(env, _net(config).apply, params, target_beta=config["target_beta"],
+                      name=name, **opts)
 
 
-def _check_game(env) -> None:
-    if env.name != alphazero.GAME:
-        raise ValueError(f"a ScrofaZero checkpoint plays {alphazero.GAME}, not {env.name}")
+def from_artifact(env, art, name: str | None = None, **options):
+    """The player of a ScrofaZero artifact (``cardjax.agents.KINDS``): its description's play
+    settings (``play``), then ``options``, over :data:`PLAY_DEFAULTS`."""
+    _check_game(env, art.game)
+    play = {k: v for k, v in (art.meta.get("play") or {}).items() if k in PLAY_DEFAULTS}
+    return agent_from_params(env, art.params, art.meta["network"], name=name or "scrofazero",
+                             **{**play, **options})
 
 
-def value_from_params(env, cfg: alphazero.Config):
+def value_from_artifact(env, art):
     """The network's value as a search's leaf value: ``value_fn(params, state) -> float[2]``
-    (points for the team to act, the negative for the other)."""
+    (points for the team to act, the negative for the other); the params are ``art.params``."""
     from cardjax.nets.policy_value import oracle_value_fn
 
-    _check_game(env)
-    net = alphazero.make_net(cfg)
+    _check_game(env, art.game)
+    net = _net(art.meta["network"])
     return lambda params, state: oracle_value_fn(env, net.apply, params)(state)
 
 
-def load(env, path: str, iteration: int | None = None, name: str | None = None, **options):
-    """The ScrofaZero player of the run at ``path`` (a run directory or its ``checkpoints``)."""
-    _check_game(env)
-    params, cfg = load_params(path, iteration)
-    return agent_from_params(env, params, cfg, name=name or "scrofazero", **options)
+def _check_game(env, game: str | None = None) -> None:
+    game = game or GAME
+    if env.name != game:
+        raise ValueError(f"a ScrofaZero network plays {game}, not {env.name}")

@@ -39,7 +39,7 @@ uniform distribution in ``"exclude"`` mode rather than NaN.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Mapping
 
 import flax.linen as nn
 import jax
@@ -102,6 +102,12 @@ class PolicyValueNet(nn.Module):
         logits = out[..., : self.num_actions]
         value = out[..., self.num_actions] * self.value_scale
         return logits, value
+
+
+def from_config(config: Mapping, num_actions: int = 52) -> PolicyValueNet:
+    """The network a ScrofaZero run's config describes (a dict: a checkpoint's or an artifact's
+    ``network``; its ``width`` and ``depth``), so that a player rebuilds it without the trainer."""
+    return PolicyValueNet(num_actions=num_actions, width=config["width"], depth=config["depth"])
 
 
 def policy_value_param_count(input_size: int, num_actions: int = 52, width: int = 256,

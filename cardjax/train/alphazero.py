@@ -45,11 +45,12 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from cardjax import registry
 from cardjax.games.gongzhu.env import NUM_CARDS, ORACLE_SIZE
+from cardjax.nets import policy_value
 from cardjax.nets.policy_value import PolicyValueNet, oracle_value_fn
 from cardjax.search import mcts
 from cardjax.train.losses import alphazero_loss, make_optimizer
 from cardjax.train import sharding
-from cardjax.train.runner import DictConfig
+from cardjax.dict_config import DictConfig
 from cardjax.train.sharding import data_mesh  # noqa: F401  (re-exported for scripts)
 
 Array = jax.Array
@@ -60,8 +61,11 @@ VALUE_TARGETS = ("root", "outcome", "mix")
 
 @dataclasses.dataclass(frozen=True)
 class Config(DictConfig):
-    """Everything that defines a training run (saved with every checkpoint)."""
+    """Everything that defines a training run (saved with every checkpoint).  ``game`` names the
+    one game the trainer plays, so that runs and their players say what they play (a run saved
+    before the field existed reads it as its default)."""
 
+    game: str = GAME
     num_envs: int = 64  # games of self-play per iteration
     width: int = 256  # network width / residual blocks (paper: 9-11M params; this is ~0.65M)
     depth: int = 4
@@ -80,6 +84,8 @@ class Config(DictConfig):
     minibatch: int = 1024  # positions per gradient step; 0 = the whole replay set
 
     def __post_init__(self):
+        if self.game != GAME:
+            raise ValueError(f"ScrofaZero trains {GAME}, not {self.game!r}")
         for name in ("num_envs", "width", "depth", "epochs"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
@@ -129,7 +135,7 @@ class TrainState:
 
 
 def make_net(cfg: Config) -> PolicyValueNet:
-    return PolicyValueNet(num_actions=NUM_CARDS, width=cfg.width, depth=cfg.depth)
+    return policy_value.from_config(cfg.to_dict(), NUM_CARDS)
 
 
 def search_targets(out: mcts.SearchOutput, mover_team: Array, beta: float):
@@ -152,7 +158,7 @@ def state_shardings(mesh: Mesh, state: TrainState):
 
 def make_train(cfg: Config, mesh: Mesh | None = None, env=None):
     """``(init, step)`` for ScrofaZero training; ``step`` is jitted (see module docstring)."""
-    env = env or registry.make(GAME)
+    env = env or registry.make(cfg.game)
     if env.name != GAME or env.num_actions != NUM_CARDS:
         raise ValueError("ScrofaZero training needs the plain Gongzhu env (no exposure phase)")
     if mesh is not None and cfg.num_envs % mesh.devices.size:

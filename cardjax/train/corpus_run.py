@@ -1,7 +1,8 @@
 """The command line of a trainer that learns from a corpus (``experiments/inference.py``,
 ``experiments/deeprocket.py``, ``experiments/bid_value.py``): its flags, a run's config from them
 (a new run names its corpus; ``--resume`` keeps the saved one), one compiled trainer per network
-and env, the training loop with its checkpoints and evaluations, and the best network's file."""
+and env, the training loop with its checkpoints and evaluations, and the best network's files
+(``best.msgpack``, and the artifact ``player/`` that loads without the trainer)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any, Callable
 import jax
 from flax import struct
 
+from cardjax import artifact
 from cardjax import corpus as corpora
 from cardjax.cli import non_negative_int
 from cardjax.train import run_config, runner
@@ -172,7 +174,11 @@ def train(args, *, resolve: Callable, cached_trainer: Callable, data: Callable,
     corpus and its env (``check_env(env)`` may refuse it), the trainer, the training batches
     (``data(trainer, games) -> the update's arguments after the state``), the evaluation
     (``make_evaluate(trainer, corpus, cfg, games, out) -> (evaluate, info)``, ``mean`` the
-    figure that chooses the best network; ``--patience`` stops on it), checkpoints and logs."""
+    figure that chooses the best network, ``best`` whether this one is; ``--patience`` stops on
+    it), checkpoints and logs.  The best network is also the run's player, the artifact
+    ``out/player`` (:mod:`cardjax.artifact`) written when an evaluation finds it, with that
+    evaluation's iteration: ``artifact.from_run(out)`` reads the best network from it or, when
+    a newer checkpoint stands beside it, from ``best.msgpack``."""
     from cardjax.corpus.batches import Batches
 
     if args.multihost:
@@ -196,10 +202,25 @@ def train(args, *, resolve: Callable, cached_trainer: Callable, data: Callable,
         return trainer.update(state, *data(trainer, batches(int(state.iteration))))
 
     evaluate, info, stop = None, None, None
+    found = {"best": False}
     if ev["eval_games"] > 0:
-        evaluate, info = make_evaluate(trainer, c, cfg, ev["eval_games"], args.out)
+        scores, info = make_evaluate(trainer, c, cfg, ev["eval_games"], args.out)
+
+        def noted(state):  # the evaluation, noting whether it found the best network (export)
+            result = scores(state)
+            found["best"] = result["best"]
+            return result
+
+        evaluate = noted
         if ev["patience"] > 0:
             stop = lambda evals: stalled(evals, ev["patience"], higher_is_better)
+
+    def export(state, iteration):
+        if found["best"]:
+            meta = artifact.describe(cfg.algorithm, cfg.game, network=cfg.to_dict(),
+                                     env=env.options, lineage=artifact.lineage(iteration=iteration),
+                                     name=cfg.algorithm)
+            artifact.write(os.path.join(args.out, "player"), meta, state.params)
 
     eval_every = ev["eval_every"] if ev["eval_every"] > 0 else args.iterations
     state = runner.run(out=args.out, state=state, step=step, config=cfg.to_dict(),
@@ -209,6 +230,6 @@ def train(args, *, resolve: Callable, cached_trainer: Callable, data: Callable,
                        eval_info=info, checkpoint_every=args.checkpoint_every,
                        progress=not args.no_progress, checkpoints=ckpt,
                        title=f"{name} {cfg.game}, {cfg.batch_games} games/it",
-                       eval_name=eval_name, stop=stop)
+                       eval_name=eval_name, stop=stop, export=export)
     ckpt.close()
     return Run(state, cfg, trainer, c, runner.RunFiles(args.out).read_evals())

@@ -11,7 +11,7 @@ import sys
 from typing import Callable
 
 from cardjax.registry import RulesMismatch
-from cardjax.train.checkpoint import Checkpoints
+from cardjax.checkpoint import Checkpoints
 from cardjax.train.runner import RunFiles, quiet_unraisable, unreadable
 
 

@@ -7,7 +7,7 @@ to that checkpoint, and an evaluation that was due at it but never finished is r
 
 Files in the run directory ``out``:
 
-* ``checkpoints/<iteration>/``: train state and config (:mod:`cardjax.train.checkpoint`);
+* ``checkpoints/<iteration>/``: train state and config (:mod:`cardjax.checkpoint`);
 * ``metrics.jsonl``: one object per iteration (``iteration``, the step's metrics, ``seconds``,
   ``elapsed_s`` (training wall time since the run began, over all restarts), the speed under
   ``rate_name``);
@@ -37,7 +37,7 @@ from tqdm.auto import tqdm
 
 from cardjax import programs
 from cardjax.train import metrics as mlog
-from cardjax.train.checkpoint import Checkpoints
+from cardjax.checkpoint import Checkpoints
 from cardjax.train.sharding import data_mesh
 
 
@@ -113,22 +113,6 @@ def compile_step(step, state):
         programs.guard()
         _COMPILED[sig] = step.lower(state).compile()
     return _COMPILED[sig]
-
-
-class DictConfig:
-    """``to_dict`` / ``from_dict`` for a trainer's frozen config dataclass (saved as JSON with
-    every checkpoint); unknown keys are an error that lists the known ones."""
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict):
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"unknown config keys {sorted(unknown)}; known: {sorted(known)}")
-        return cls(**d)
 
 
 def add_run_flags(parser, out: str, iterations: int, checkpoint_every: int = 1):
@@ -276,7 +260,7 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
         checkpoint_every: int = 1, progress: bool = True, is_main: bool = True,
         title: str = "", checkpoints: Checkpoints | None = None,
         eval_name: str = "WPG", stop: Callable | None = None,
-        minutes: float | None = None) -> Any:
+        minutes: float | None = None, export: Callable | None = None) -> Any:
     """Run ``step`` until ``state.iteration == iterations``; returns the final state.
 
     ``state`` is a fresh or restored train state with an int ``iteration`` field; ``step(state)
@@ -288,7 +272,10 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
     with ``compile_only=True``), that runs in a background thread while the first iterations
     train, so the first evaluation does not wait for the compiler.  ``stop(evaluations) ->
     bool``, asked after each evaluation, ends the run there (early stopping; the iteration is
-    checkpointed).  ``minutes`` ends the run at the first iteration after which the training steps
+    checkpointed).  ``export(state, iteration)`` writes the trained player
+    (:mod:`cardjax.artifact`) to ``out/player`` after each evaluation (main process only), so a
+    run directory holds a player that loads without its trainer.  ``minutes`` ends
+    the run at the first iteration after which the training steps
     (resumed ones included) have taken that long; it is saved and evaluated as the last one (every
     process stops there: process 0's clock decides).  Only the main process (``is_main``) writes
     logs and plots; every process takes part in checkpoints.
@@ -334,6 +321,8 @@ def run(*, out: str, state: Any, step: Callable, config: dict, iterations: int,
                       "eval_seconds": time.perf_counter() - t0, **result})
         if is_main:
             files.write_evals(evals, eval_info)
+            if export is not None:
+                export(state, i)
         return result
 
     if start > 0 and due(start) and not any(e["iteration"] == start for e in evals):

@@ -147,7 +147,7 @@ def test_notebook_runs_tiny_on_cpu(tmp_path):
         assert re.search(rf"{who} vs Mr Greed on 2 deals \(4 games\): WPG [+-]\d+\.\d ± \d+\.\d",
                          text_of(cell_after(nb, heading))), text_of(cell_after(nb, heading))
     assert got["pretrained_about"] == shipped
-    assert re.search(rf"^  {re.escape(shipped['command'])}$",
+    assert re.search(rf"^  {re.escape(shipped['lineage']['command'])}$",
                      text_of(cell_after(nb, "## A pretrained player")), re.M)
 
     # written only into WORKDIR, nothing next to the notebook

@@ -144,17 +144,54 @@ def test_resume_equals_uninterrupted_run(tmp_path):
     pb, cfg = load_params(split)
     assert cfg == alphazero.Config.from_dict({**scrofazero.TRAIN_DEFAULTS, "num_envs": 2,
                                               "width": 16, "depth": 1, "minibatch": 64,
-                                              "epochs": 1})
+                                              "epochs": 1}).to_dict()
     for x, y in zip(jax.tree_util.tree_leaves(pa), jax.tree_util.tree_leaves(pb)):
         np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
 
 
 @pytest.fixture(scope="module")
 def run1(tmp_path_factory):
-    """A finished one-iteration run directory."""
+    """A finished one-iteration run directory, evaluated once on one deal (so it holds its
+    player)."""
     out = str(tmp_path_factory.mktemp("run1") / "run")
-    scrofazero.main(TINY_FLAGS + ["--out", out, "--iterations", "1"])
+    scrofazero.main(TINY_FLAGS + ["--out", out, "--iterations", "1", "--eval_deals", "1",
+                                  "--eval_worlds", "1", "--eval_b", "0"])
     return out
+
+
+def test_a_run_holds_its_player(run1, gongzhu):
+    """The evaluation wrote the run's player (an artifact): the checkpoint's network, loaded
+    without the trainer, that values positions as the network restored through the trainer."""
+    from cardjax import agents, artifact
+    from cardjax.agents import scrofazero as player
+    from cardjax.checkpoint import Checkpoints
+    from cardjax.nets.policy_value import oracle_value_fn
+
+    assert os.path.isfile(os.path.join(run1, "player", "player.json"))
+    art = artifact.read(os.path.join(run1, "player"))
+    assert (art.kind, art.game, art.meta["lineage"]["iteration"]) == ("scrofazero", "gongzhu", 1)
+    cfg = alphazero.Config.from_dict(art.meta["network"])
+    ckpt = Checkpoints(run1)
+    like = jax.eval_shape(alphazero.make_train(cfg).init, jax.random.PRNGKey(0))
+    old = ckpt.restore(like).params  # the run loaded the old way: through the trainer
+    ckpt.close()
+    assert jax.tree_util.tree_structure(old) == jax.tree_util.tree_structure(art.params)
+    for x, y in zip(jax.tree_util.tree_leaves(old), jax.tree_util.tree_leaves(art.params)):
+        np.testing.assert_array_equal(np.asarray(x), y)
+    assert artifact.from_run(run1).meta["params_sha256"] == art.meta["params_sha256"]
+    state = gongzhu.init(jax.random.PRNGKey(5))
+    value = player.value_from_artifact(gongzhu, art)
+    net = alphazero.make_net(cfg)
+    np.testing.assert_allclose(
+        np.asarray(value(art.params, state)),
+        np.asarray(oracle_value_fn(gongzhu, net.apply, old)(state)), rtol=1e-6)
+    value_fn, params = agents.load_value(gongzhu, run1)  # a search's leaf value
+    np.testing.assert_array_equal(np.asarray(value_fn(params, state)),
+                                  np.asarray(value(art.params, state)))
+    loaded = agents.load(gongzhu, run1, worlds=2)
+    assert loaded.name == "scrofazero"
+    with pytest.raises(ValueError, match="unknown play options"):
+        agents.load(gongzhu, run1, temperature=1)
 
 
 def test_cli_refuses_to_mix_runs(run1):

@@ -1,7 +1,8 @@
 """Learned bidding (the DouZero+ approach): the bid value trainer (cardjax.train.bid_value,
-experiments/bid_value.py) and the bidder (cardjax.games.doudizhu.bidder): its examples are the
-landlords' hands before the bottom with their results, it learns more than the base rate, a
-resumed run is the uninterrupted one, and the bidder reads its own hand only."""
+experiments/bid_value.py), its network (cardjax.nets.bid_value) and the bidder
+(cardjax.games.doudizhu.bidder): its examples are the landlords' hands before the bottom with
+their results, it learns more than the base rate, a resumed run is the uninterrupted one, a run
+holds its network as an artifact, and the bidder reads its own hand only."""
 
 from __future__ import annotations
 
@@ -67,6 +68,26 @@ def test_it_learns_more_than_the_base_rate(run):
     top = np.mean([c["realised"] for c in cal[-3:]])
     bottom = np.mean([c["realised"] for c in cal[:3]])
     assert top > bottom + 0.2, cal
+
+
+def test_a_run_holds_its_network_as_an_artifact(run, rule_corpus):
+    """``player/`` is the best network, and it values hands as the run loaded through the
+    trainer does."""
+    from cardjax import agents, artifact
+    from cardjax.train import corpus_run
+
+    art = artifact.read(os.path.join(run, "player"))
+    assert (art.kind, art.game, art.meta["lineage"]["iteration"]) == ("bid_value", "doudizhu", 300)
+    c, env = corpus.open_with_env(rule_corpus)
+    trainer = make_trainer(Config.from_dict(art.meta["network"]), env)
+    old = corpus_run.load_best(run, jax.eval_shape(trainer.init, jax.random.PRNGKey(0)).params)
+    value, params = agents.load_setting(env, run, "bid_value")
+    g = next(c.games("valid", 16))
+    hands = jnp.asarray(g.state._hands[:, 0], jnp.int32)
+    got = jax.vmap(lambda h: value(params, h))(hands)
+    want = jax.vmap(lambda h: trainer.value(old, h))(hands)
+    for x, y in zip(got, want):
+        np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-6)
 
 
 def test_a_resumed_run_is_the_uninterrupted_one(script, rule_corpus, tmp_path):
@@ -206,7 +227,7 @@ def test_strength_bids_by_its_cutoff(bidding):
     p = agents.get(bidding, "bidder", strength=-100)  # wants 3 with any hand
     got = np.asarray(jax.vmap(p.act, in_axes=(None, 0, 0))(p.params, keys, raised)) - NUM_MOVES
     assert np.all(got == 3)
-    with pytest.raises(ValueError, match="not both"):
-        agents.get(bidding, "bidder", strength=0, value="x")
+    with pytest.raises(ValueError, match="not both"):  # a loaded value network and a strength
+        bidder.make(bidding, strength=0, value=(lambda params, hand: (1.0, 0.0), None))
     with pytest.raises(ValueError, match="no setting 'cutoff'"):
         agents.get(bidding, "bidder", cutoff=0)

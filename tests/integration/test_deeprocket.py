@@ -1,4 +1,5 @@
-"""DeepRocket (cardjax.train.deeprocket, experiments/deeprocket.py, cardjax.agents.deeprocket):
+"""DeepRocket (cardjax.nets.deeprocket, cardjax.train.deeprocket, experiments/deeprocket.py,
+cardjax.agents.deeprocket):
 the paper's planes on its own table-1 position, every legal move as one category and its kickers
 and back, the kicker choices exactly those that complete a legal move, the masked player never
 plays an illegal move, the trainer learns its teacher, a resumed run is the uninterrupted one, a
@@ -24,9 +25,10 @@ from cardjax.games.doudizhu import categories as C
 from cardjax.games.doudizhu import moves as mv
 from cardjax.games.doudizhu import records as rec
 from cardjax.games.doudizhu.record_text import parse_record
-from cardjax.train.deeprocket import Config, choose, make_nets
+from cardjax.nets.deeprocket.adapters import doudizhu as A
+from cardjax.nets.deeprocket.play import choose, init_params, make_nets
+from cardjax.train.deeprocket import Config
 from cardjax.train.deeprocket import train as dr
-from cardjax.train.deeprocket.adapters import doudizhu as A
 import conftest
 from paper_records import SECTION_4_2, TABLE_6
 
@@ -62,7 +64,7 @@ def random_corpus(make_corpus, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def nets(env):
-    return make_nets(TINY_CFG, env)
+    return make_nets(TINY_CFG.to_dict(), env)
 
 
 def _counts(cards: str) -> np.ndarray:
@@ -184,7 +186,7 @@ def test_the_masked_player_plays_only_legal_moves(env, nets, seed, plies, init):
     """Any network (random weights) picks a legal move, kickers included; and the planes hold
     every card once: played before the six rounds + the rounds' moves + unseen + hand = deck."""
     s = _positions(seed, plies, env)[-1]
-    params = dr.init_params(nets, jax.random.PRNGKey(init))
+    params = init_params(nets, jax.random.PRNGKey(init))
     a = int(jax.jit(lambda p, s: choose(nets, p, s))(params, s))
     assert bool(s.legal_action_mask[a])
     p = np.asarray(A.planes(env, s, s.current_player)).astype(np.int32)
@@ -197,7 +199,7 @@ def test_decisions_are_the_recorded_moves(env, random_corpus):
     game, rebuilt by stepping, has the planes and the target the trainer computes."""
     c = corpus.Corpus(random_corpus, env)
     g = next(c.games("train", 3))
-    nets = make_nets(TINY_CFG, env)
+    nets = make_nets(TINY_CFG.to_dict(), env)
     st_, act, decides = jax.jit(lambda s, a: dr.game_positions(nets, s, a))(
         *to_device(g))
     decides = np.asarray(decides).reshape(env.max_steps, 3)
@@ -239,6 +241,22 @@ def test_a_resumed_run_is_the_uninterrupted_one(script, random_corpus, tmp_path)
     assert res["games"] == 8 and np.isfinite(res["mean"])
     with pytest.raises(ValueError, match="unknown options"):
         agents.load(env_of(full), full, temperature=1)
+    # the player is an artifact, the best network, written with the evaluation that found it
+    from cardjax import artifact
+    from cardjax.train import corpus_run
+
+    art = artifact.read(os.path.join(full, "player"))
+    assert art.kind == "deeprocket" and art.game == "doudizhu"
+    assert art.meta["lineage"]["iteration"] == [e for e in e1 if e["best"]][-1]["iteration"]
+    cfg = Config.from_dict(art.meta["network"])
+    trainer = dr.cached_trainer(cfg, env_of(full))
+    old = corpus_run.load_best(full, jax.eval_shape(trainer.init, jax.random.PRNGKey(0)).params)
+    for x, y in zip(jax.tree_util.tree_leaves(old), jax.tree_util.tree_leaves(art.params)):
+        np.testing.assert_array_equal(np.asarray(x), y)
+    states = [s for seed in (3, 4) for s in _positions(seed, 12, env_of(full))]
+    move, act = jax.jit(lambda p, s: choose(trainer.nets, p, s)), jax.jit(player.act)
+    played = [int(act(player.params, jax.random.PRNGKey(0), s)) for s in states]
+    assert played == [int(move(old, s)) for s in states]
     # and the playout policy of a search player
     env = env_of(full)
     pimc = agents.get(env, "pimc", worlds=1, playout=full)

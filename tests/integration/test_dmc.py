@@ -240,7 +240,6 @@ def test_loaded_agent_plays_only_legal_moves(runs):
     scores = np.abs(np.asarray(r["per_game"])).reshape(-1)
     assert r["games"] == 4 and np.all(np.log2(scores) % 1 == 0) and np.all(scores >= 2)
     assert set(r) >= {"wp_a_landlord", "wp_b_landlord", "adp_a"}
-    assert dmc_agent.is_run(runs[0]) and not dmc_agent.is_run(os.path.join(runs[0], "nope"))
     with pytest.raises(ValueError, match="unknown options"):
         dmc_agent.load(env, runs[0], temperature=1.0)
 
@@ -403,7 +402,9 @@ def test_a_prior_player_makes_the_decisions_it_is_given():
     through prior_iterations, none from then on."""
     cfg = dmc.Config.from_dict({**douzero.TRAIN_DEFAULTS, **TINY, "k": 512, "init_from": "rule",
                                 "prior_iterations": 4, "prior_share": 1.0, "num_envs": 16})
-    train = dmc.make_train(cfg)
+    with pytest.raises(ValueError, match="pass the prior player"):
+        dmc.make_train(cfg)  # the trainer loads no player: its caller resolves the word
+    train = dmc.make_train(cfg, prior=cardjax.agents.load(dmc.make_game(cfg).plain_env, "rule"))
     params = train.init(jax.random.PRNGKey(0)).params
     key = jax.random.PRNGKey(3)
     dec, stats = jax.device_get(train.self_play(params, key, jnp.int32(0)))
@@ -463,7 +464,7 @@ def test_bidding_runs_resume_exactly_and_bid_with_a_fourth_network(bidding_runs)
 
 
 def test_the_bidder_reads_no_other_seat_s_cards():
-    from cardjax.train.dmc.adapters import doudizhu as adapter
+    from cardjax.nets.dmc.adapters import doudizhu as adapter
 
     cfg = dmc.Config.from_dict({**douzero.TRAIN_DEFAULTS, **TINY, "bidding": True})
     game = adapter.make_game(cfg)
@@ -481,9 +482,9 @@ def test_the_bidder_reads_no_other_seat_s_cards():
 
 
 def test_an_exported_run_is_a_pretrained_player(runs, tmp_path):
-    """scripts/export_player.py writes a run's newest networks into the package's format; the
-    pretrained player chooses what the run chooses, bids by the saved bid module at an auction
-    table, and a run of another game or a missing name is refused."""
+    """scripts/export_player.py writes a run's newest networks as an artifact; the pretrained
+    player chooses what the run chooses, bids by the saved bid module at an auction table, and a
+    run of another game or a missing name is refused."""
     from cardjax.agents import pretrained
     from cardjax.games.doudizhu import bidder as doudizhu_bidder
 
@@ -491,11 +492,12 @@ def test_an_exported_run_is_a_pretrained_player(runs, tmp_path):
     meta = export(["--run", runs[0], "--name", "doudizhu-pretrained", "--command", "train it",
                    "--device", "2-core CPU", "--bids", "strength=-4", "--directory",
                    str(tmp_path)])
-    assert meta["trainer"] == "dmc" and meta["game"] == "doudizhu"
-    assert pretrained.info("doudizhu-pretrained", str(tmp_path))["command"] == "train it"
+    assert meta["kind"] == "dmc" and meta["game"] == "doudizhu"
+    assert pretrained.info("doudizhu-pretrained", str(tmp_path))["lineage"]["command"] == \
+        "train it"
     env = cardjax.make("doudizhu")
     mine = pretrained.load(env, "doudizhu-pretrained", str(tmp_path))
-    run = dmc_agent.load(env, runs[0])
+    run = cardjax.agents.load(env, runs[0])
     keys = jax.random.split(jax.random.PRNGKey(3), 8)
     states = jax.vmap(env.init)(keys)
     act = lambda p: np.asarray(jax.vmap(p.act, in_axes=(None, 0, 0))(p.params, keys, states))
@@ -517,18 +519,26 @@ def test_an_exported_run_is_a_pretrained_player(runs, tmp_path):
     with pytest.raises(SystemExit, match="is for tractor"):
         export(["--run", runs[0], "--name", "tractor-pretrained", "--command", "x", "--device",
                 "cpu", "--directory", str(tmp_path)])
-    assert not os.path.exists(os.path.join(tmp_path, "tractor-pretrained.json"))
-    # the directory it was exported to names the player, as a run directory does
+    assert not os.path.exists(os.path.join(tmp_path, "tractor-pretrained"))
+    # the artifact's directory names the player, as a run directory does
+    import json
     import shutil
 
     from cardjax import agents
 
-    named = agents.load(env, str(tmp_path))
+    exported = str(tmp_path / "doudizhu-pretrained")
+    named = agents.load(env, exported)
     np.testing.assert_array_equal(act(named), act(run))
-    assert agents.load(env, f"{tmp_path}:k=66").name == "doudizhu-pretrained"
-    shutil.copy(os.path.join(tmp_path, "doudizhu-pretrained.json"),
-                os.path.join(tmp_path, "other.json"))
-    shutil.copy(os.path.join(tmp_path, "doudizhu-pretrained.msgpack"),
-                os.path.join(tmp_path, "other.msgpack"))
+    assert agents.load(env, f"{exported}:k=66").name == "doudizhu-pretrained"
+    # an export from before artifacts (NAME.json beside NAME.msgpack) still loads
+    legacy = tmp_path / "legacy"
+    legacy.mkdir()
+    shutil.copy(os.path.join(exported, "params.msgpack"), legacy / "mine.msgpack")
+    json.dump({"trainer": "dmc", "game": "doudizhu", "rules": "doudizhu@1",
+               "config": meta["network"], "command": "c", "device": "d", "date": "2026-11-26"},
+              open(legacy / "mine.json", "w"))
+    np.testing.assert_array_equal(act(agents.load(env, str(legacy))), act(run))
+    shutil.copy(legacy / "mine.json", legacy / "other.json")
+    shutil.copy(legacy / "mine.msgpack", legacy / "other.msgpack")
     with pytest.raises(ValueError, match="several exported players"):
-        agents.load(env, str(tmp_path))
+        agents.load(env, str(legacy))

@@ -1,4 +1,4 @@
-"""Gongzhu Deep Monte Carlo: the adapter (cardjax.train.dmc.adapters.gongzhu), its command
+"""Gongzhu Deep Monte Carlo: the adapter (cardjax.nets.dmc.adapters.gongzhu), its command
 (experiments/gongzhu_dmc.py) and the loaded player (cardjax.agents.dmc).
 
 Tiny sizes (8 games per iteration, 16-wide nets): these tests check features, targets, the
@@ -20,9 +20,9 @@ import cardjax
 from cardjax import cards
 from cardjax.agents import dmc as dmc_agent
 from cardjax.games.gongzhu import env as gz_rules
+from cardjax.nets.dmc.adapters import gongzhu as adapter
 from cardjax.train import dmc, run_config, runner
 from cardjax.train.dmc import cli as dmc_cli
-from cardjax.train.dmc.adapters import gongzhu as adapter
 from conftest import (assert_refuses_to_mix, assert_same_run, assert_update_lowers_loss,
                       load_script, read_metrics, restore_newest, run_on_cpu_devices,
                       straight_and_resumed, tree_index)
@@ -170,7 +170,7 @@ def test_a_run_values_the_leaves_of_a_search(runs, gongzhu):
     the seat to act, for its team, and the negative for the other; an ISMCTS player built on it
     carries the run's params and plays legal cards."""
     from cardjax import agents
-    from cardjax.train.dmc import acting
+    from cardjax.nets.dmc import acting
 
     value_fn, params = agents.load_value(gongzhu, runs[0])
     states = jax.vmap(gongzhu.init)(jax.random.split(jax.random.PRNGKey(4), 3))
@@ -265,9 +265,10 @@ def test_eval_settings_resolved_and_saved(tmp_path, capsys):
         resolve(resume=True)
 
 
-def test_resume_keeps_the_evaluation_flags(tmp_path, capsys):
+def test_resume_keeps_the_evaluation_flags(tmp_path, capsys, gz_games):
     """A run started with --eval_every 2 --eval_deals 1 and resumed without them evaluates every 2
-    iterations on 1 deal (not the command's 50 and 32); typed flags on --resume override."""
+    iterations on 1 deal (not the command's 50 and 32); typed flags on --resume override.  Each
+    evaluation writes the player to ``out/player``, which plays as the checkpoint does."""
     flags = [f for f in TINY_FLAGS if f not in ("--eval_deals", "0")]
     assert len(flags) == len(TINY_FLAGS) - 2
     out = str(tmp_path / "run")
@@ -293,6 +294,40 @@ def test_resume_keeps_the_evaluation_flags(tmp_path, capsys):
     iterations, e = evals()
     assert iterations == [1, 2, 3, 5] and e["deals"] == 1 and e["seed"] == 7
     assert files.read_eval_settings() == {"eval_every": 0, "eval_deals": 1, "eval_seed": 7}
+    assert_exported_player(out, 5, gz_games)
+
+
+def assert_exported_player(out: str, iteration: int, gz_games):
+    """``out/player`` is the artifact of the run's ``iteration`` (its newest checkpoint): it
+    chooses what the run chooses, and what the checkpoint's own params choose."""
+    from cardjax import agents, artifact
+    from cardjax.checkpoint import Checkpoints
+
+    art = artifact.read(os.path.join(out, "player"))
+    assert (art.kind, art.game, art.meta["name"], art.meta["play"]) == \
+        ("dmc", "gongzhu", "gongzhu_dmc", {"k": 13})
+    assert art.meta["lineage"]["iteration"] == iteration and art.meta["lineage"]["parent"] is None
+    cfg = dmc.Config.from_dict(art.meta["network"])
+    ckpt = Checkpoints(out)
+    try:
+        assert ckpt.latest() == iteration
+        saved = ckpt.restore_params()
+    finally:
+        ckpt.close()
+    for x, y in zip(jax.tree_util.tree_leaves(art.params), jax.tree_util.tree_leaves(saved)):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    env = cardjax.make("gongzhu")
+    _, states, _ = gz_games
+    states = jax.tree_util.tree_map(lambda x: x[:, 10], states)  # 11th play of each game
+    keys = jax.random.split(jax.random.PRNGKey(2), states.current_player.shape[0])
+
+    def act(p):
+        return np.asarray(jax.vmap(p.act, in_axes=(None, 0, 0))(p.params, keys, states))
+
+    mine = agents.load(env, os.path.join(out, "player"))
+    assert mine.name == "gongzhu_dmc"
+    np.testing.assert_array_equal(act(mine), act(agents.load(env, out)))
+    np.testing.assert_array_equal(act(mine), act(dmc_agent.agent_from_params(env, saved, cfg)))
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""Deep Monte Carlo for Tractor (ShengJi+): the adapter (cardjax.train.dmc.adapters.tractor), the
+"""Deep Monte Carlo for Tractor (ShengJi+): the adapter (cardjax.nets.dmc.adapters.tractor), the
 non-lockstep roles of the trainer, its command (experiments/shengji.py) and the loaded player.
 
 Tiny sizes (4 hands per iteration, 16-wide nets).  Compiled programs are shared: one training
@@ -24,9 +24,9 @@ from cardjax.games.tractor import state_facts
 from cardjax.games.tractor import cards as TC
 from cardjax.games.tractor import moves as tm
 from cardjax.games.tractor import observe as tractor_observe
+from cardjax.checkpoint import Checkpoints
+from cardjax.nets.dmc.adapters import tractor as adapter
 from cardjax.train import dmc
-from cardjax.train.checkpoint import Checkpoints
-from cardjax.train.dmc.adapters import tractor as adapter
 from conftest import assert_update_lowers_loss, load_script, read_metrics, straight_and_resumed
 
 shengji = load_script("experiments/shengji.py")
@@ -733,7 +733,7 @@ def test_self_play_with_exact_rewards(final_state):
     step = jax.jit(env.step)
     s = step(step(step(step(s, card("5♥")), tractor.DONE), card("7♥")), card("Q♥"))
     game, net = ex_train.game, ex_train.net
-    from cardjax.train.dmc import acting
+    from cardjax.nets.dmc import acting
 
     idx, valid, q0 = acting.q_values(net, game, state.params, s, 66)
     _, _, q1 = acting.q_values(net, game, state.params, s, 66, 1.0)
@@ -774,7 +774,8 @@ def test_advice_bonus_makes_the_players_follows_the_rule_players():
     """``advice_bonus``: added to the Q of the advised card when choosing.  A large bonus makes an
     untrained network's follows the rule player's at every follow of two hands (its leads its
     own); none makes them differ; the bonus needs the advice option, and must be >= 0."""
-    from cardjax.train.dmc.network import make_net, make_optimizer
+    from cardjax.nets.dmc.q_net import make_net
+    from cardjax.train.dmc.learner import make_optimizer
     from cardjax.train.dmc.state import init_state
 
     env = cardjax.make("tractor")
@@ -877,7 +878,7 @@ def test_pretrained_player_takes_its_bonus_as_a_setting():
             same = [n + (x == a[2]) for n, x in zip(same, a[:2])]
         s = step(s, a[0])
     assert follows > 50 and same[0] == follows and same[1] < follows
-    with pytest.raises(ValueError, match="has no setting 'depth'"):
+    with pytest.raises(ValueError, match="unknown options \\['depth'\\] for a DMC player"):
         cardjax.agents.load(env, "tractor-pretrained:depth=3")
 
 

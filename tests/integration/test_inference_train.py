@@ -1,7 +1,9 @@
-"""The card-location inference trainer (cardjax.train.inference, experiments/inference.py): the
-positions it trains on are the corpus games' decisions with the true hidden cards, its loss is the
-cross-entropy of the unseen cards, it learns more than the simple baseline, a resumed run is the
-uninterrupted one, early stopping stops, and bad input is refused."""
+"""The card-location inference trainer (cardjax.train.inference, experiments/inference.py) and
+its network (cardjax.nets.card_locations): the positions it trains on are the corpus games'
+decisions with the true hidden cards, its loss is the cross-entropy of the unseen cards, it
+learns more than the simple baseline, a resumed run is the uninterrupted one, a run holds its
+best network as an artifact that predicts as the run does, early stopping stops, and bad input
+is refused."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from flax import serialization
 
 import cardjax
 from cardjax import agents, corpus
+from cardjax.nets.card_locations.network import log_probs
 from cardjax.train import run_config, runner
 from cardjax.train.inference import Config, make_trainer, positions
 from cardjax.train.inference import train as inf
@@ -70,7 +73,7 @@ def test_the_loss_is_the_cross_entropy_of_the_unseen_cards():
     ce, cards, right = inf.card_losses(inf.uniform_log_probs(pos), pos)
     # the deal: 39 unseen cards, three hands of 13: each card log 3 nats
     assert int(cards[0]) == 39 and float(ce[0]) / 39 == pytest.approx(np.log(3), rel=1e-5)
-    sure = inf.log_probs(jnp.where(h.truth > 0, 50.0, 0.0)[None], h.allowed[None],
+    sure = log_probs(jnp.where(h.truth > 0, 50.0, 0.0)[None], h.allowed[None],
                          h.capacity[None])
     ce, _, right = inf.card_losses(sure, pos)
     assert float(ce[0]) < 1e-6 and int(right[0]) == 39
@@ -211,8 +214,8 @@ def test_tssr_is_exact_and_the_baseline_is_uniform(script, if_corpus, tmp_path):
     pos = jax.jit(lambda s, a: positions(trainer.env, trainer.adapter, s, a))(
         states, jnp.asarray(g.actions))
     t = 44  # trick 12: 8 cards unseen by the seat to act
-    logq = inf.log_probs(trainer.net.apply(params, pos.features[t]), pos.allowed[t],
-                         pos.capacity[t])
+    logq = log_probs(trainer.net.apply(params, pos.features[t]), pos.allowed[t],
+                     pos.capacity[t])
     worlds, probs = W.brute_force(pos.copies[t], pos.allowed[t], pos.capacity[t],
                                   np.exp(np.asarray(logq)))
     true = [i for i, w in enumerate(worlds) if np.array_equal(w, np.asarray(pos.truth[t]))]
@@ -243,3 +246,17 @@ def test_pimc_draws_its_worlds_from_a_run(script, if_corpus, tmp_path):
     assert bool(s.legal_action_mask[act])
     with pytest.raises(ValueError, match="was trained for"):
         agents.get(cardjax.make("gongzhu", exposure=True), "pimc", inference=run)
+    # the run's player/ is its best network, and predicts as the run loaded through the trainer
+    from cardjax import artifact
+    from cardjax.agents.pimc import load_log_q
+    from cardjax.nets.card_locations.network import log_q_fn
+
+    art = artifact.read(os.path.join(run, "player"))
+    assert (art.kind, art.game, art.meta["lineage"]["iteration"]) == ("inference", "gongzhu", 2)
+    assert art.meta["env"] == env.options
+    trainer, old, _ = inf.load_run(run)
+    log_q, params = load_log_q(env, run)
+    for seat in range(4):
+        np.testing.assert_allclose(
+            np.asarray(log_q(params, s, seat)),
+            np.asarray(log_q_fn(env, trainer.adapter, trainer.net)(old, s, seat)), rtol=1e-6)

@@ -3,6 +3,8 @@ and plays a whole game of its env with only legal moves (Dou Dizhu: with its auc
 
 from __future__ import annotations
 
+import os
+
 import jax
 import numpy as np
 import pytest
@@ -20,7 +22,7 @@ def test_a_shipped_player_plays_a_legal_game(game, env_options, play):
     env = cardjax.make(game, **env_options)
     (name,) = pretrained.names(game)
     meta = pretrained.info(name)
-    assert meta["game"] == game and meta["command"] and meta["device"]
+    assert meta["game"] == game and meta["lineage"]["command"] and meta["lineage"]["device"]
     assert name in agents.baselines(game)
     me = agents.get(env, name, **play)
     act, step = jax.jit(me.act), jax.jit(env.step)
@@ -35,8 +37,32 @@ def test_a_shipped_player_plays_a_legal_game(game, env_options, play):
 
 
 def test_the_shipped_files_are_small():
-    import os
-
-    total = sum(os.path.getsize(p) for g in cardjax.GAMES for n in pretrained.names(g)
-                for p in pretrained.paths(n))
+    total = sum(os.path.getsize(os.path.join(pretrained.path(n), f))
+                for g in cardjax.GAMES for n in pretrained.names(g)
+                for f in os.listdir(pretrained.path(n)))
     assert total < 8 * 2 ** 20
+
+
+def _maps() -> int:
+    with open("/proc/self/maps") as f:
+        return sum(1 for _ in f)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="needs /proc (Linux)")
+@pytest.mark.parametrize("game, name", [("gongzhu", "greed"), ("doudizhu", "doudizhu-pretrained")])
+def test_playing_one_state_at_a_time_compiles_once(game, name):
+    """The obvious loop -- ``a = me.act(me.params, key, state)`` on one state, no jit of one's
+    own -- compiles the player once: the process's memory maps stay flat from game to game
+    (eager, every call added new compiled code: thousands of maps a game)."""
+    env = cardjax.make(game)
+    me = agents.get(env, name)
+    step = jax.jit(env.step)
+    counts = []
+    for g in range(3):
+        key = jax.random.PRNGKey(g)
+        state = env.init(key)
+        while not bool(state.terminated):
+            key, k = jax.random.split(key)
+            state = step(state, me.act(me.params, k, state))
+        counts.append(_maps())
+    assert counts[2] - counts[1] < 50, counts

@@ -11,7 +11,7 @@ import pytest
 from flax import struct
 
 from cardjax.train import runner
-from cardjax.train.checkpoint import Checkpoints
+from cardjax.checkpoint import Checkpoints
 
 STEP_S = 0.06
 

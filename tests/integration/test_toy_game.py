@@ -18,7 +18,7 @@ import pytest
 import cardjax
 from cardjax import agents
 from cardjax.eval import arena
-from cardjax.train.dmc import adapter as dmc_adapters
+from cardjax.nets.dmc import adapter as dmc_adapters
 from conftest import read_metrics, tree_index, wait_for_view
 from toygame import dmc_adapter as toy_dmc
 from toygame import env as toy_rules
@@ -174,7 +174,7 @@ def dmc_run(toy, tmp_path_factory):
         raise AssertionError("no evaluation with --eval_deals 0")
 
     summary = dmc_cli.main(args, defaults, make_evaluate, label="Toy DMC", eval_name="none",
-                           summarize=lambda last: {})
+                           summarize=lambda last: {}, load_player=agents.load)
     return out, summary
 
 

@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import cardjax
-from cardjax.train.dmc.adapter import Adapter, Game
+from cardjax.nets.dmc.adapter import Adapter, Game
 from toygame import env as toy
 
 ROLE_NAMES = ("player",)

@@ -9,9 +9,10 @@ import optax
 import pytest
 
 from cardjax.games.gongzhu.env import ORACLE_SIZE
-from cardjax.nets import (
+from cardjax.nets.policy_value import (
     PolicyValueNet,
     count_params,
+    from_config,
     masked_log_policy,
     masked_policy,
     policy_value_param_count,
@@ -86,6 +87,15 @@ def test_default_size():
     assert _num_params(PolicyValueNet()) == 653_877
     assert count_params(_init()) == policy_value_param_count(
         ORACLE_SIZE, 52, **SMALL)
+
+
+def test_a_run_config_rebuilds_its_net():
+    """A player rebuilds the trainer's network from its saved config alone (what else the config
+    holds is the trainer's)."""
+    from cardjax.train import alphazero
+
+    cfg = alphazero.Config(width=32, depth=2)
+    assert from_config(cfg.to_dict()) == alphazero.make_net(cfg) == SMALL_NET
 
 
 def test_masked_policy_modes():

@@ -62,12 +62,14 @@ def test_the_agent_plays_legal_moves_with_and_without_worlds_it_can_describe():
 def test_network_worlds_keep_what_the_seat_knows():
     """Worlds drawn in proportion to an (untrained) network's predictions are states the seat
     cannot tell from the true one."""
-    from cardjax.train.inference import Config, log_q_fn, make_trainer
+    from cardjax.nets.card_locations.network import from_config
+    from cardjax.train.inference import Config, make_trainer
 
     env = cardjax.make("gongzhu")
-    trainer = make_trainer(Config(width=16, depth=1), env)
-    params = trainer.init(jax.random.PRNGKey(0)).params
-    sample = W.sampler(env, log_q_fn(trainer))
+    cfg = Config(width=16, depth=1)
+    params = make_trainer(cfg, env).init(jax.random.PRNGKey(0)).params
+    log_q = from_config(cfg.to_dict(), env)
+    sample = W.sampler(env, log_q)
     s = env.init(jax.random.PRNGKey(4))
     for a in range(9):  # two tricks and a card in
         s = env.step(s, int(np.flatnonzero(np.asarray(s.legal_action_mask))[0]))
@@ -76,7 +78,7 @@ def test_network_worlds_keep_what_the_seat_knows():
     # the same network as ScrofaZero's fifth way of sampling (beside US and SS): equal priors
     from cardjax.games.gongzhu import worlds as szw
 
-    ws = jax.jit(lambda k, s: szw.network_sampler(log_q_fn(trainer), params)(env, k, s, seat, 6))(
+    ws = jax.jit(lambda k, s: szw.network_sampler(log_q, params)(env, k, s, seat, 6))(
         jax.random.PRNGKey(5), s)
     assert np.asarray(ws.valid).all() and np.allclose(np.asarray(ws.prior), 1 / 6)
     for w in range(6):

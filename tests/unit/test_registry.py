@@ -92,7 +92,7 @@ def test_runs_and_players_record_their_rules(tmp_path):
     import numpy as np
 
     from cardjax.agents import pretrained
-    from cardjax.train.checkpoint import Checkpoints
+    from cardjax.checkpoint import Checkpoints
 
     ckpt = Checkpoints(str(tmp_path / "run"))
     ckpt.save(1, {"w": np.zeros(2, np.float32)}, {"game": "gongzhu", "lr": 0.1})
@@ -108,14 +108,12 @@ def test_runs_and_players_record_their_rules(tmp_path):
 
     assert pretrained.info("tractor-pretrained")["rules"] == "tractor@1"
     other = tmp_path / "player"
-    other.mkdir()
-    for path in pretrained.paths("tractor-pretrained"):
-        shutil.copy(path, other)
-    meta_path = other / "tractor-pretrained.json"
+    shutil.copytree(pretrained.path("tractor-pretrained"), other / "tractor-pretrained")
+    meta_path = other / "tractor-pretrained" / "player.json"
     meta = json.load(open(meta_path))
     meta["rules"] = "tractor@2"
     json.dump(meta, open(meta_path, "w"))
-    with pytest.raises(ValueError, match="the player 'tractor-pretrained' was made with tractor@2"):
+    with pytest.raises(ValueError, match="was made with tractor@2; this cardjax has tractor@1"):
         pretrained.load(cardjax.make("tractor"), "tractor-pretrained", directory=str(other))
 
 

@@ -304,6 +304,6 @@ def test_a_lifted_player_names_a_throw_it_builds():
     a = int(jax.jit(THROWS.lift(rule.act))(None, key, s))
     assert a == int(jax.jit(VIEW.lift(rule.act))(None, key, s)) >= 0
     with pytest.raises(ValueError, match="whole-unit"):
-        from cardjax.train.dmc.adapters.tractor import Options
+        from cardjax.nets.dmc.adapters.tractor import Options
 
         Options(throws=True)

@@ -1,12 +1,13 @@
 """Dou Dizhu with bidding: a bid module composed with any card player.
 
 ``bidder:value=RUN,play=PLAYER,threshold=T[,high=H]`` bids with a bid value network (an
-``experiments/bid_value.py`` run, the DouZero+ approach): when the network's win probability for
-the seat's hand, were it to take the bottom cards, is at least ``threshold`` (default 0.5), the
-seat bids the lowest bid above the current one (3 when ``high`` is given and the network's
-expected points at stake 1 reach it), else it passes.  ``bidder:strength=C`` bids by hand
-strength instead (:func:`strength`: the control cards and the tidiness of the hand, the two
-factors DeepRocket's bid module weighs): 1 from ``C``, 2 from ``C + 2``, 3 from ``C + 4``.
+``experiments/bid_value.py`` run or its artifact, the DouZero+ approach; :func:`load_value`):
+when the network's win probability for the seat's hand, were it to take the bottom cards, is at
+least ``threshold`` (default 0.5), the seat bids the lowest bid above the current one (3 when
+``high`` is given and the network's expected points at stake 1 reach it), else it passes.
+``bidder:strength=C`` bids by hand strength instead (:func:`strength`: the control cards and the
+tidiness of the hand, the two factors DeepRocket's bid module weighs): 1 from ``C``, 2 from
+``C + 2``, 3 from ``C + 4``.
 With neither it bids as the rule player (:func:`cardjax.games.doudizhu.rule.wanted_bid`).  Once the auction is over,
 ``play`` (a baseline name or a run directory; default ``rule``) plays the cards.  So the same card
 player can be given two bid modules and the arena's bidding scheme measures what the bidding
@@ -94,12 +95,12 @@ def compose(player: Agent, bid, bid_params=None, name: str | None = None) -> Age
 
 def complete(env, player: Agent, meta: dict) -> Agent:
     """Dou Dizhu's card's ``complete_player``: a trained card player at a table with an auction
-    bids with the bid module its description names (``meta["bids"]``: ``{"strength": c}``) or
-    as the rule player; without an auction, or where it learned to bid (its run's
-    ``meta["config"]`` says ``bidding``), it is ``player`` itself."""
-    if not getattr(env, "bidding", False) or (meta.get("config") or {}).get("bidding", False):
+    bids with the bid module its description names (``meta["play"]["bids"]``:
+    ``{"strength": c}``) or as the rule player; without an auction, or where it learned to bid
+    (its ``meta["network"]`` config says ``bidding``), it is ``player`` itself."""
+    if not getattr(env, "bidding", False) or (meta.get("network") or {}).get("bidding", False):
         return player
-    bids = meta.get("bids") or {}
+    bids = (meta.get("play") or {}).get("bids") or {}
     if "strength" in bids:
         return compose(player, strength_bid(float(bids["strength"])), name=meta.get("name"))
     return compose(player, rule_bid)
@@ -117,16 +118,23 @@ def strength_bid(cutoff: float):
     return bid
 
 
-def make(env, value: str | None = None, play: str = "rule", threshold: float = 0.5,
+def make(env, value: tuple | None = None, play: Agent | None = None, threshold: float = 0.5,
          high: float | None = None, strength: float | None = None) -> Agent:
+    """The bidder; ``play``: the card player (default: the rule player); ``value``: a bid value
+    network, ``(value(params, hand) -> (p_win, points), params)``.  ``cardjax.agents.get`` loads
+    both from the words a command gives (``make.loaded_settings``)."""
     if env.name != "doudizhu" or not getattr(env, "bidding", False):
         raise ValueError("bidder plays Dou Dizhu with bidding: cardjax.make('doudizhu', "
                          "bidding=True) (scripts/arena.py --bidding)")
     if not 0.0 <= float(threshold) <= 1.0:
         raise ValueError(f"threshold is a win probability in [0, 1], got {threshold}")
-    from cardjax import agents
+    if play is None:
+        from cardjax.games.doudizhu import rule
 
-    player = agents.load(env, str(play))
+        play = rule.make(env)
+    if not isinstance(play, Agent):
+        raise ValueError(f"play must be a card player (an Agent), got {play!r}")
+    player = play
     if player.name == "bidder":
         raise ValueError("play must be a card player, not another bidder")
     if value is not None and strength is not None:
@@ -137,16 +145,17 @@ def make(env, value: str | None = None, play: str = "rule", threshold: float = 0
     elif value is None:
         bid, bid_params = rule_bid, None
     else:
-        from cardjax.train.bid_value import load_run
-
-        trainer, bid_params = load_run(str(value), env)
+        value_of, bid_params = value
 
         def bid(params, state):
-            p_win, points = trainer.value(params,
-                                          state._hands[state.current_player].astype(jnp.int32))
+            p_win, points = value_of(params, state._hands[state.current_player].astype(jnp.int32))
             want = state.bid + 1
             if high is not None:  # a hand worth this many points a game at stake 1 bids 3
                 want = jnp.where(points >= high, 3, want)
             return jnp.where((p_win >= threshold) & (want <= 3), want, 0)
 
     return compose(player, bid, bid_params, name="bidder")
+
+
+# settings that name a player or a trained network: agents.get loads the word it is given
+make.loaded_settings = {"play": "player", "value": "bid_value"}

@@ -90,8 +90,9 @@ def world_sampler(sampling: str = "stratified", key_cards=KEY_CARDS) -> Callable
 
 def network_sampler(log_q: Callable, params) -> Callable:
     """Worlds drawn exactly in proportion to a card-location network's predictions
-    (``cardjax.inference``; ``log_q(params, state, seat)``, e.g. ``inference.log_q_fn``), equal
-    prior: the inference row beside US and SS.  A world sampler of ``hidden_info.decide``."""
+    (``cardjax.inference``; ``log_q(params, state, seat)``, e.g.
+    ``cardjax.nets.card_locations.network.log_q_fn``), equal prior: the inference row beside US
+    and SS.  A world sampler of ``hidden_info.decide``."""
     from cardjax.inference import worlds
 
     def sample(env, key, state, seat, num_worlds: int = 9) -> Worlds:

@@ -1,22 +1,22 @@
 """The bid value trainer: an MLP from the declarer's hand (before the bottom cards) to its win
 probability (a logistic output, cross-entropy on the result) and its expected return (squared
 error), trained on one example per recorded game.  ``value(params, hand) -> (p_win, return)``
-is what a bidder reads."""
+is what a bidder reads; the network and its adapters are :mod:`cardjax.nets.bid_value`."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any, NamedTuple
 
-import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import optax
 
+from cardjax.dict_config import DictConfig
+from cardjax.nets.bid_value import adapter as adapters
+from cardjax.nets.bid_value.network import Net, make_net, make_value
 from cardjax.train import corpus_run
 from cardjax.train.corpus_run import TrainState
-from cardjax.train.bid_value import adapter as adapters
-from cardjax.train.runner import DictConfig
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,20 +33,6 @@ class Config(DictConfig):
     return_scale: float = 0.25  # the return's squared error is taken on return x this
 
 
-class Net(nn.Module):
-    """features [..., F] -> (win logit [...], expected return [...])."""
-
-    width: int = 128
-    depth: int = 2
-
-    @nn.compact
-    def __call__(self, x):
-        for _ in range(self.depth):
-            x = nn.relu(nn.Dense(self.width)(x))
-        out = nn.Dense(2)(x)
-        return out[..., 0], out[..., 1]
-
-
 class Trainer(NamedTuple):
     env: Any
     adapter: Any
@@ -60,7 +46,7 @@ class Trainer(NamedTuple):
 
 def make_trainer(cfg: Config, env) -> Trainer:
     adapter = adapters.get(cfg.game)
-    net = Net(cfg.width, cfg.depth)
+    net = make_net(cfg.to_dict())
     tx = optax.adam(cfg.lr)
 
     def init(key):
@@ -88,28 +74,14 @@ def make_trainer(cfg: Config, env) -> Trainer:
                          state.iteration + 1)
         return new, {"loss": loss, **m, "games": jnp.float32(ret.shape[0])}
 
-    def value(params, hand):
-        logit, mean = net.apply(params, adapter.features(hand))
-        return jax.nn.sigmoid(logit), mean / cfg.return_scale
-
     @jax.jit
     def predict(params, states, returns):
         x, ret = examples(states, returns)
         logit, mean = net.apply(params, x)
         return jax.nn.sigmoid(logit), mean / cfg.return_scale, ret > 0, ret
 
-    return Trainer(env, adapter, net, cfg, init, update, predict, value)
+    return Trainer(env, adapter, net, cfg, init, update, predict, make_value(cfg.to_dict()))
 
 
 cached_trainer = corpus_run.cached(make_trainer)
 
-
-def load_run(run: str, env=None):
-    """``(trainer, params)`` of an ``experiments/bid_value.py`` run: its best network
-    (``best.msgpack``).  ``ValueError`` with the reason when it cannot be read."""
-    from cardjax import registry
-
-    cfg = Config.from_dict(corpus_run.saved_config(run, "bid_value"))
-    trainer = cached_trainer(cfg, env or registry.make(cfg.game))
-    like = jax.eval_shape(trainer.init, jax.random.PRNGKey(0)).params
-    return trainer, corpus_run.load_best(run, like)

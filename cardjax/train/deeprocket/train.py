@@ -6,7 +6,8 @@ One jitted step takes ``batch_games`` corpus games, replays them (every position
 the recorded player made from it), draws ``batch`` of their decisions and ``kicker_batch`` of
 their kicker choices at random, and takes one Adam step on the sum of the two cross-entropies.
 Both softmaxes are over the legal choices only (the categories with a legal move; the kickers
-that still complete a legal move).
+that still complete a legal move).  The networks and what they read are
+:mod:`cardjax.nets.deeprocket` (a trained player needs them, not this trainer).
 """
 
 from __future__ import annotations
@@ -19,13 +20,12 @@ import jax.numpy as jnp
 import optax
 
 from cardjax.corpus import replay
-from cardjax.train.deeprocket import adapter as adapters
-from cardjax.train.deeprocket.network import ConvNet
+from cardjax.dict_config import DictConfig
+from cardjax.nets.deeprocket.play import (
+    NEG, Nets, choose, init_params, kicker_inputs, make_nets, policy_inputs,
+)
 from cardjax.train import corpus_run
 from cardjax.train.corpus_run import TrainState
-from cardjax.train.runner import DictConfig
-
-NEG = -1e9
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,28 +50,6 @@ class Config(DictConfig):
     decay_steps: int = 10000
 
 
-class Nets(NamedTuple):
-    env: Any
-    adapter: Any
-    policy: ConvNet
-    kicker: ConvNet
-
-
-def make_nets(cfg: Config, env) -> Nets:
-    adapter = adapters.get(cfg.game)
-    return Nets(env, adapter, ConvNet(adapter.num_categories, cfg.width, cfg.depth, cfg.fc),
-                ConvNet(adapter.num_kicker_outputs, cfg.kicker_width, cfg.kicker_depth,
-                        cfg.kicker_fc))
-
-
-def init_params(nets: Nets, key):
-    ad = nets.adapter
-    k1, k2 = jax.random.split(key)
-    return {"policy": nets.policy.init(k1, jnp.zeros((1,) + ad.plane_shape, jnp.uint8),
-                                       jnp.zeros((1, ad.num_extras), jnp.uint8)),
-            "kicker": nets.kicker.init(k2, jnp.zeros((1,) + ad.kicker_shape, jnp.uint8))}
-
-
 # ------------------------------------------------------------------ decisions of recorded games
 def game_positions(nets: Nets, states, actions):
     """Every position of the games (initial ``states``, ``actions`` int[B, T], -1 after the last),
@@ -83,23 +61,6 @@ def game_positions(nets: Nets, states, actions):
     st = jax.tree_util.tree_map(flat, st)
     decides = flat(live) & jax.vmap(lambda s: ad.is_move(env, s))(st)
     return st, flat(act), decides
-
-
-def policy_inputs(nets: Nets, s, a):
-    """One decision: ``(planes, extras, legal categories, the category played, role)``."""
-    env, ad = nets.env, nets.adapter
-    seat = s.current_player
-    return (ad.planes(env, s, seat), ad.extras(env, s, seat), ad.category_mask(env, s),
-            ad.category(a), ad.role(env, s, seat))
-
-
-def kicker_inputs(nets: Nets, s, a, j):
-    """The ``j``-th kicker choice of one decision: ``(planes, legal outputs, target, valid)``."""
-    env, ad = nets.env, nets.adapter
-    c = ad.category(a)
-    targets, chosen, valid = ad.kicker_targets(a)
-    return (ad.kicker_planes(env, s, s.current_player, c, chosen[j]),
-            ad.kicker_mask(env, s, c, chosen[j]), targets[j], valid[j])
 
 
 def _take(tree, idx):
@@ -134,7 +95,7 @@ class Trainer(NamedTuple):
 
 
 def make_trainer(cfg: Config, env) -> Trainer:
-    nets = make_nets(cfg, env)
+    nets = make_nets(cfg.to_dict(), env)
     ad = nets.adapter
     schedule = optax.exponential_decay(cfg.lr, cfg.decay_steps, cfg.lr_decay, staircase=True)
     tx = optax.adam(schedule)
@@ -209,27 +170,6 @@ def make_trainer(cfg: Config, env) -> Trainer:
         return jax.vmap(one)(st, act)
 
     return Trainer(nets, init, update, positions, score)
-
-
-def choose(nets: Nets, params, s):
-    """The combined player's move in ONE state: the most likely legal category, then its kickers,
-    the most likely legal one at a time."""
-    env, ad = nets.env, nets.adapter
-    seat = s.current_player
-    logits = nets.policy.apply(params["policy"], ad.planes(env, s, seat)[None],
-                               ad.extras(env, s, seat)[None])[0]
-    c = jnp.argmax(jnp.where(ad.category_mask(env, s), logits, NEG)).astype(jnp.int32)
-    n = ad.num_kickers(c)
-
-    def body(j, chosen):
-        kp = ad.kicker_planes(env, s, seat, c, chosen)
-        kl = nets.kicker.apply(params["kicker"], kp[None])[0]
-        k = jnp.argmax(jnp.where(ad.kicker_mask(env, s, c, chosen), kl, NEG)).astype(jnp.int32)
-        return jnp.where(j < n, ad.add_kicker(c, chosen, k), chosen)
-
-    chosen = jax.lax.fori_loop(0, ad.max_kickers, body, jnp.zeros(ad.kicker_choice_shape,
-                                                                  jnp.int32))
-    return ad.action_of(env, s, c, chosen)
 
 
 cached_trainer = corpus_run.cached(make_trainer)

@@ -2,11 +2,13 @@
 ``experiments/gongzhu_dmc.py``, ``experiments/shengji.py``).
 
 The commands share the training flags, the resolution of a run's config (new or resumed) and the
-training ``main``; a game's command only gives its small defaults and how it is evaluated:
+training ``main``; a game's command only gives its small defaults, how it is evaluated and the
+loader of the players ``--init_from`` names (the trainer imports no players):
 
     defaults = train_defaults("gongzhu", num_envs=64, width=128)
     parser = make_parser(__doc__, "runs/x", 20, defaults, "...")
-    main(parser.parse_args(argv), defaults, make_evaluate, label="Gongzhu DMC", ...)
+    main(parser.parse_args(argv), defaults, make_evaluate, label="Gongzhu DMC", ...,
+         load_player=cardjax.agents.load)
 """
 
 from __future__ import annotations
@@ -17,11 +19,14 @@ import json
 import os
 from typing import Callable
 
+import jax
+
+from cardjax import artifact
 from cardjax.cli import (boolean, discount_factor, non_negative_float, non_negative_int,
                          positive_float, positive_int, probability)
 from cardjax.train import run_config, runner
-from cardjax.train.dmc import adapter
-from cardjax.train.dmc.config import Config
+from cardjax.nets.dmc import adapter
+from cardjax.nets.dmc.config import Config
 from cardjax.train.dmc.train import cached_train
 
 _FIXED = ("algorithm", "game")  # config keys that are not flags
@@ -165,18 +170,36 @@ def resolve_config(args, defaults: dict) -> tuple[Config, int | None]:
                                  check_saved)
 
 
+def export_player(cfg: Config, out: str) -> Callable:
+    """``export(state, iteration)`` for the runner: the greedy player of ``state``'s networks as
+    an artifact in ``out/player`` (:mod:`cardjax.artifact`), which loads without the trainer."""
+    directory = os.path.join(out, "player")
+    name = adapter.get(cfg.game).player
+
+    def export(state, iteration: int) -> None:
+        meta = artifact.describe(
+            "dmc", cfg.game, network=cfg.to_dict(), play={"k": cfg.k}, name=name,
+            lineage=artifact.lineage(iteration=int(iteration), parent=cfg.init_from or None))
+        artifact.write(directory, meta, jax.device_get(state.params))
+
+    return export
+
+
 def main(args, defaults: dict, make_evaluate: Callable, *, label: str, eval_name: str,
-         summarize: Callable) -> dict:
+         summarize: Callable, load_player: Callable) -> dict:
     """Train (or resume) the run of ``args`` and print a JSON summary (returned too).
 
     The evaluation flags are resolved against those saved with the run
     (:func:`run_config.resolve_eval_settings`).
 
     ``make_evaluate(cfg, params, deals, seed) -> (evaluate(state) -> dict, info)`` for the runner;
-    ``summarize(last evaluation) -> dict`` adds its key numbers to the summary.
+    ``summarize(last evaluation) -> dict`` adds its key numbers to the summary;
+    ``load_player(env, word) -> Agent`` (``cardjax.agents.load``) resolves ``--init_from`` (the
+    trainer imports no players).  Each evaluation writes the player to ``out/player``.
     """
     cfg, train, state, ckpt, is_main = runner.begin(
-        args, lambda a: resolve_config(a, defaults), cached_train)
+        args, lambda a: resolve_config(a, defaults),
+        lambda c, mesh: cached_train(c, mesh, load_player))
     if is_main:
         runner.announce(label, f"{cfg.num_envs} games/iteration, {cfg.num_roles} net(s), "
                         f"k={cfg.k}, reward {cfg.reward}", state.params, args.out)
@@ -193,7 +216,7 @@ def main(args, defaults: dict, make_evaluate: Callable, *, label: str, eval_name
                        rate_name="frames_per_s", eval_name=eval_name, evaluate=evaluate,
                        eval_every=eval_every, eval_info=info,
                        checkpoint_every=args.checkpoint_every, progress=not args.no_progress,
-                       is_main=is_main, checkpoints=ckpt,
+                       is_main=is_main, checkpoints=ckpt, export=export_player(cfg, args.out),
                        title=f"{label} {cfg.num_envs} games/it, reward {cfg.reward}")
     ckpt.close()
     summary = {"iteration": int(state.iteration), "out": args.out}

@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from cardjax.train.dmc.acting import role_params
+from cardjax.nets.dmc.acting import role_params
 from cardjax.train.dmc.state import Decisions
 
 
@@ -39,6 +39,13 @@ def margin_loss(q, valid, margin: float):
     other candidate is valid)."""
     others = jnp.where(valid[:, 1:], q[:, 1:] + margin, -1e9)
     return jnp.maximum(jnp.max(others, axis=1) - q[:, 0], 0.0) * valid[:, 0]
+
+
+def make_optimizer(cfg) -> optax.GradientTransformation:
+    """Clip at global norm ``clip``, then RMSProp (PyTorch's eps placement, as DouZero)."""
+    return optax.chain(optax.clip_by_global_norm(cfg.clip),
+                       optax.rmsprop(cfg.lr, decay=cfg.alpha, eps=cfg.rms_eps,
+                                     eps_in_sqrt=False))
 
 
 class Learner(NamedTuple):

@@ -11,9 +11,9 @@ import jax.numpy as jnp
 from jax.sharding import Mesh
 
 from cardjax.train import sharding
-from cardjax.train.dmc.acting import (advised_slots, boltzmann, compact, compact_words,
-                                      feature_rows, known_rewards, legal_sets, observe,
-                                      pool_sizes, role_params, score_by_role, score_slots)
+from cardjax.nets.dmc.acting import (advised_slots, boltzmann, compact, compact_words,
+                                     feature_rows, known_rewards, legal_sets, observe,
+                                     pool_sizes, role_params, score_by_role, score_slots)
 from cardjax.train.dmc.state import ALTERNATIVES, IMITATION_SLOTS, Decisions, feature_spec
 from cardjax.train.dmc.targets import episode_targets
 

@@ -10,7 +10,7 @@ from flax import struct
 from jax.sharding import Mesh
 
 from cardjax.train import sharding
-from cardjax.train.dmc.acting import observe
+from cardjax.nets.dmc.acting import observe
 
 Array = jax.Array
 

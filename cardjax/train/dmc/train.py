@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
-from cardjax.train.dmc.adapter import Game, make_game
-from cardjax.train.dmc.config import Config
-from cardjax.train.dmc.learner import make_learner
-from cardjax.train.dmc.network import QNet, make_net, make_optimizer
+from cardjax.nets.dmc.adapter import Game, make_game
+from cardjax.nets.dmc.config import Config
+from cardjax.nets.dmc.q_net import QNet, make_net
+from cardjax.train.dmc.learner import make_learner, make_optimizer
 from cardjax.train.dmc.self_play import make_self_play
 from cardjax.train.dmc.state import TrainState, init_state, state_shardings
 
@@ -36,9 +36,11 @@ class Train:
     learn: Any = None
 
 
-def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
+def make_train(cfg: Config, mesh: Mesh | None = None, env=None, prior=None) -> Train:
     """``Train`` for DMC on ``cfg.game`` (``env``: an env to use instead of the config's); the
-    games, and the replay buffer's game axis, are split over ``mesh``'s ``data`` axis."""
+    games, and the replay buffer's game axis, are split over ``mesh``'s ``data`` axis.
+    ``prior``: the player ``cfg.init_from`` names (an :class:`~cardjax.core.Agent` of the plain
+    env, :attr:`Game.plain_env`), resolved by the caller: a trainer loads no players."""
     game = make_game(cfg, env)
     if not game.trainable:
         raise ValueError(f"this {cfg.game} config cannot train in {game.env!r} (the env has rules "
@@ -46,13 +48,14 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
     if mesh is not None and cfg.num_envs % mesh.devices.size:
         raise ValueError(f"num_envs={cfg.num_envs} must be a multiple of the "
                          f"{mesh.devices.size} devices")
+    if cfg.init_from and prior is None:
+        raise ValueError(f"init_from {cfg.init_from!r}: pass the prior player it names as prior= "
+                         "(e.g. cardjax.agents.load(game.plain_env, cfg.init_from))")
+    if prior is not None and not cfg.init_from:
+        raise ValueError("a prior player needs init_from (the word that names it, saved with the "
+                         "run) and prior_iterations")
     net = make_net(cfg, game)
     tx = make_optimizer(cfg)
-    prior = None
-    if cfg.init_from:
-        from cardjax import agents
-
-        prior = agents.load(game.plain_env, cfg.init_from)
     self_play = make_self_play(cfg, game, net, mesh, prior)
     learner = make_learner(cfg, game, net, tx)
 
@@ -92,10 +95,19 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None) -> Train:
 _TRAINS: dict = {}
 
 
-def cached_train(cfg: Config, mesh: Mesh | None = None) -> Train:
+def cached_train(cfg: Config, mesh: Mesh | None = None,
+                 load_player: Callable | None = None) -> Train:
     """:func:`make_train` memoized on ``(cfg, mesh devices)`` (with the game's default env): the
-    same jitted step, so the runner's compile cache serves a second run in the same process."""
-    key = (cfg, None if mesh is None else tuple(d.id for d in mesh.devices.flat))
+    same jitted step, so the runner's compile cache serves a second run in the same process.
+    ``load_player(env, word) -> Agent`` resolves ``cfg.init_from`` into the prior on a miss; the
+    key holds the word (in ``cfg``) and the loader, not the loaded player, so a second run with
+    the same prior finds the first one's step."""
+    if cfg.init_from and load_player is None:
+        raise ValueError(f"init_from {cfg.init_from!r} needs load_player to resolve it "
+                         "(cardjax.agents.load)")
+    loader = load_player if cfg.init_from else None
+    key = (cfg, None if mesh is None else tuple(d.id for d in mesh.devices.flat), loader)
     if key not in _TRAINS:
-        _TRAINS[key] = make_train(cfg, mesh)
+        prior = None if loader is None else loader(make_game(cfg).plain_env, cfg.init_from)
+        _TRAINS[key] = make_train(cfg, mesh, prior=prior)
     return _TRAINS[key]

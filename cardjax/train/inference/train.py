@@ -6,6 +6,8 @@ One jitted step takes a batch of corpus games (initial states and actions), repl
 every decision takes the acting seat's features and where the cards it cannot see really are;
 the loss is the cross-entropy of each unseen card's place, averaged over the unseen cards of the
 batch.  Places a card cannot be in (a shown void, a full place) are masked out of the softmax.
+The network, what it reads and its log probabilities are :mod:`cardjax.nets.card_locations`
+(a player that draws its worlds from it needs them, not this trainer).
 """
 
 from __future__ import annotations
@@ -13,16 +15,16 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, NamedTuple
 
-import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import optax
 
 from cardjax.corpus import replay
-from cardjax.train.inference import adapter as adapters
+from cardjax.dict_config import DictConfig
+from cardjax.nets.card_locations import adapter as adapters
+from cardjax.nets.card_locations.network import Net, log_probs, make_net
 from cardjax.train import corpus_run
 from cardjax.train.corpus_run import TrainState
-from cardjax.train.runner import DictConfig
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,24 +42,6 @@ class Config(DictConfig):
     lr: float = 1e-3
     lr_decay: float = 1.0  # multiplied in every decay_steps steps (the paper: 0.96)
     decay_steps: int = 10000
-
-
-class Net(nn.Module):
-    """features [..., F] -> logits [..., K, P]."""
-
-    kinds: int
-    places: int
-    width: int = 512
-    depth: int = 3
-    dropout: float = 0.2
-
-    @nn.compact
-    def __call__(self, x, train: bool = False):
-        for _ in range(self.depth):
-            x = nn.elu(nn.Dense(self.width)(x))
-            x = nn.Dropout(self.dropout, deterministic=not train)(x)
-        x = nn.Dense(self.kinds * self.places)(x)
-        return x.reshape(x.shape[:-1] + (self.kinds, self.places))
 
 
 class Positions(NamedTuple):
@@ -95,13 +79,6 @@ def positions(env, adapter, states, actions) -> Positions:
     return Positions(*[x.reshape((-1,) + x.shape[2:]) for x in outs])  # [T * B, ...]
 
 
-def log_probs(logits, allowed, capacity):
-    """log q[k, p]: a softmax over the places that may hold the kind (not ruled out, not full)."""
-    ok = allowed & (capacity[..., None, :] > 0)
-    masked = jnp.where(ok, logits, -1e9)
-    return jax.nn.log_softmax(masked, axis=-1)
-
-
 def card_losses(logq, pos: Positions):
     """Per position: (summed cross-entropy of its unseen cards, their number, cards whose most
     likely place is right)."""
@@ -133,9 +110,7 @@ class Trainer(NamedTuple):
 
 def make_trainer(cfg: Config, env) -> Trainer:
     adapter = adapters.get(cfg.game)
-    like = jax.eval_shape(lambda k: env.hidden_cards(env.init(k), 0), jax.random.PRNGKey(0))
-    kinds, places = like.allowed.shape
-    net = Net(kinds, places, cfg.width, cfg.depth, cfg.dropout)
+    net = make_net(cfg.to_dict(), env)
     schedule = optax.exponential_decay(cfg.lr, cfg.decay_steps, cfg.lr_decay, staircase=True)
     tx = optax.adam(schedule)
 
@@ -174,7 +149,7 @@ def make_trainer(cfg: Config, env) -> Trainer:
                 "uniform_right": base_right, "valid": pos.valid, "stage": pos.stage,
                 "role": pos.role}
 
-    return Trainer(env, adapter, net, init, update, evaluate, kinds, places)
+    return Trainer(env, adapter, net, init, update, evaluate, net.kinds, net.places)
 
 
 cached_trainer = corpus_run.cached(make_trainer)
@@ -195,25 +170,4 @@ def load_run(run: str):
     like = jax.eval_shape(trainer.init, jax.random.PRNGKey(0)).params
     params = corpus_run.load_best(run, like)
     return trainer, params, c
-
-
-def load_log_q(run: str, env):
-    """``(log_q, params)`` of an ``experiments/inference.py`` run for ``env`` (:func:`log_q_fn`
-    of its best network); ``ValueError`` when it cannot be read or was trained for another env."""
-    trainer, params, _ = load_run(str(run))
-    if repr(trainer.env) != repr(env):
-        raise ValueError(f"inference: {run} was trained for {trainer.env!r}, not {env!r}")
-    return log_q_fn(trainer), params
-
-
-def log_q_fn(trainer: Trainer):
-    """``log_q(params, state, seat) -> float[K, P]``: the network's log probability of each kind
-    of card the seat cannot see in each place (equation 1's factors)."""
-
-    def log_q(params, state, seat):
-        h = trainer.env.hidden_cards(state, seat)
-        x = trainer.adapter.features(trainer.env, state, seat)
-        return log_probs(trainer.net.apply(params, x), h.allowed, h.capacity)
-
-    return log_q
 

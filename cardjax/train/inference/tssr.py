@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 
 from cardjax.inference import worlds
+from cardjax.nets.card_locations.network import log_probs
 from cardjax.train.inference import train
 
 
@@ -39,8 +40,7 @@ def make_tssr(trainer: train.Trainer):
     @jax.jit
     def tssr(params, states, actions):
         pos = train.positions(env, trainer.adapter, states, actions)
-        logq = train.log_probs(trainer.net.apply(params, pos.features), pos.allowed,
-                               pos.capacity)
+        logq = log_probs(trainer.net.apply(params, pos.features), pos.allowed, pos.capacity)
         # one position at a time in groups (the tables are |capacities| x kinds each)
         net, base, size = jax.lax.map(lambda x: one(*x), (logq, pos), batch_size=32)
         ok = pos.valid & jnp.isfinite(size)

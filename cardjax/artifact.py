@@ -1,0 +1,226 @@
+"""A trained network as one directory that any loader reads: ``player.json`` + ``params.msgpack``.
+
+    artifact.write("players/mine", artifact.describe("dmc", "tractor", network=cfg.to_dict(),
+                   lineage=artifact.lineage(parent="tractor-pretrained")), params)
+    art = artifact.read("players/mine")   # art.meta, art.params (NumPy arrays)
+
+``player.json`` holds ``format`` (:data:`FORMAT`) and ``format_version``, ``kind`` (the trainer
+that made it: ``dmc``, ``scrofazero``, ``deeprocket``, ``bid_value``, ``inference``), ``game``
+and ``rules`` (``game@version``), ``env`` (the env options it was trained in), ``network`` (the
+config that rebuilds the network and what it reads), ``play`` (play defaults), ``lineage``
+(command, device, date, parent player, iteration), ``parameters`` (the count) and
+``params_sha256``.  The parameters file is written first and the description last, each to a
+temporary file renamed into place, and the description names the parameters' hash: a directory
+caught half-way through a write, or holding parameters of another export, never reads as valid.
+
+Training runs written before artifacts existed read through :func:`from_run` (their newest
+checkpoint, or ``best.msgpack`` of a corpus trainer), without the trainer's code.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import os
+import shlex
+import sys
+from typing import Any, NamedTuple
+
+FORMAT = "cardjax-player"
+FORMAT_VERSION = 1
+META = "player.json"
+PARAMS = "params.msgpack"
+KINDS = ("dmc", "scrofazero", "deeprocket", "bid_value", "inference")
+
+
+class Artifact(NamedTuple):
+    """A read artifact: its description and its parameters (a pytree of NumPy arrays)."""
+
+    meta: dict
+    params: Any
+    directory: str = ""
+
+    @property
+    def kind(self) -> str:
+        return self.meta["kind"]
+
+    @property
+    def game(self) -> str:
+        return self.meta["game"]
+
+
+def lineage(command: str | None = None, device: str | None = None, parent: str | None = None,
+            iteration: int | None = None, **more) -> dict:
+    """Where an artifact comes from: the command (default: this process's), the device (default:
+    JAX's first device and the count), today's date, the parent player, the iteration."""
+    if command is None:
+        command = shlex.join([os.path.basename(sys.argv[0]) or "python"] + sys.argv[1:])
+    if device is None:
+        import jax
+
+        devices = jax.local_devices()
+        device = f"{len(devices)} x {devices[0].device_kind}"
+    return {"command": command, "device": device, "date": datetime.date.today().isoformat(),
+            "parent": parent, "iteration": iteration, **more}
+
+
+def describe(kind: str, game: str | None, *, network: dict, play: dict | None = None,
+             env: dict | None = None, lineage: dict | None = None, name: str | None = None,
+             **extra) -> dict:
+    """The description of an artifact of ``kind`` for ``game`` (its rules' version recorded)."""
+    from cardjax import registry
+
+    if kind not in KINDS:
+        raise ValueError(f"unknown artifact kind {kind!r}; kinds: {', '.join(KINDS)}")
+    return {"format": FORMAT, "format_version": FORMAT_VERSION, "kind": kind, "name": name,
+            "game": game, "rules": registry.rules(game) if game else None, "env": dict(env or {}),
+            "network": dict(network), "play": dict(play or {}), "lineage": dict(lineage or {}),
+            **extra}
+
+
+def _write(path: str, data: bytes) -> None:
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def write(directory: str, meta: dict, params) -> dict:
+    """Write ``params`` and ``meta`` (:func:`describe`) to ``directory`` (made if missing);
+    returns the description as written."""
+    import jax
+    import numpy as np
+    from flax import serialization
+
+    if meta.get("format") != FORMAT or meta.get("kind") not in KINDS:
+        raise ValueError("write takes a description made by cardjax.artifact.describe")
+    host = jax.device_get(params)
+    data = serialization.msgpack_serialize(
+        serialization.to_state_dict(host))
+    meta = dict(meta, parameters=int(sum(np.size(x) for x in jax.tree_util.tree_leaves(host))),
+                params_sha256=hashlib.sha256(data).hexdigest())
+    os.makedirs(directory, exist_ok=True)
+    _write(os.path.join(directory, PARAMS), data)
+    _write(os.path.join(directory, META),
+           (json.dumps(meta, indent=1, default=str) + "\n").encode())
+    return meta
+
+
+def is_artifact(directory: str) -> bool:
+    """True when ``directory`` holds a ``player.json`` (readable or not)."""
+    return os.path.isfile(os.path.join(directory, META))
+
+
+def read_meta(directory: str) -> dict:
+    """The description in ``directory`` (``ValueError`` saying what is wrong)."""
+    path = os.path.join(directory, META)
+    if not os.path.isfile(path):
+        raise ValueError(f"{directory}: no {META} (not a player artifact)")
+    try:
+        with open(path) as f:
+            meta = json.load(f)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path}: unreadable ({e})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ValueError(f"{path}: not a cardjax player description (no \"format\": "
+                         f"\"{FORMAT}\")")
+    if meta.get("format_version") != FORMAT_VERSION:
+        raise ValueError(f"{path}: format version {meta.get('format_version')!r}; this cardjax "
+                         f"reads version {FORMAT_VERSION}")
+    missing = [k for k in ("kind", "game", "rules", "network", "params_sha256") if k not in meta]
+    if missing:
+        raise ValueError(f"{path}: missing {', '.join(missing)}")
+    from cardjax import registry
+
+    if meta["rules"] is not None:
+        registry.check_version(meta["rules"], f"the player in {directory}")
+    return meta
+
+
+def read(directory: str) -> Artifact:
+    """The artifact in ``directory``; ``ValueError`` naming what is missing, malformed or
+    written half-way (parameters whose hash is not the description's)."""
+    import jax
+    import numpy as np
+    from flax import serialization
+
+    meta = read_meta(directory)
+    path = os.path.join(directory, PARAMS)
+    if not os.path.isfile(path):
+        raise ValueError(f"{directory}: no {PARAMS} beside {META}")
+    with open(path, "rb") as f:
+        data = f.read()
+    if hashlib.sha256(data).hexdigest() != meta["params_sha256"]:
+        raise ValueError(f"{path} is not the file {META} describes (a write stopped half-way, "
+                         "or files of two exports): export the player again")
+    try:
+        params = serialization.msgpack_restore(data)
+    except Exception as e:  # noqa: BLE001 -- msgpack raises several kinds
+        raise ValueError(f"{path}: unreadable ({e})") from None
+    return Artifact(meta, jax.tree_util.tree_map(np.asarray, params), directory)
+
+
+def run_kind(config: dict) -> str:
+    """The trainer of a run from its saved config (ScrofaZero's names none)."""
+    kind = config.get("algorithm", "scrofazero")
+    if kind not in KINDS:
+        raise ValueError(f"a run of an unknown trainer {kind!r}")
+    return kind
+
+
+def from_run(path: str, iteration: int | None = None) -> Artifact:
+    """The artifact of a training run directory at ``iteration`` (default: its newest
+    checkpoint): the run's ``player/`` artifact where it was written at that iteration (trainers
+    write it at each evaluation); else the checkpoint's parameters (or, with no ``iteration``,
+    a corpus trainer's ``best.msgpack``), read without the trainer's code."""
+    import jax
+    import numpy as np
+    from flax import serialization
+
+    from cardjax.checkpoint import Checkpoints, find_run
+
+    run = find_run(path)
+    ckpt = Checkpoints(run)
+    try:
+        step = ckpt.latest() if iteration is None else iteration
+        exported = os.path.join(run, "player")
+        if is_artifact(exported):
+            art = read(exported)
+            if art.meta.get("lineage", {}).get("iteration") == step or (
+                    iteration is None and step is None):
+                return art
+        config = ckpt.config(iteration)
+        best = os.path.join(run, "best.msgpack")
+        if iteration is None and os.path.isfile(best):
+            with open(best, "rb") as f:
+                try:
+                    params = serialization.msgpack_restore(f.read())
+                except Exception as e:  # noqa: BLE001 -- msgpack raises several kinds
+                    raise ValueError(f"{best}: unreadable ({e})") from None
+        else:
+            params = ckpt.restore_params(iteration)
+    finally:
+        ckpt.close()
+    # ScrofaZero's runs name no game (the trainer plays one): its loader knows it
+    meta = describe(run_kind(config), config.get("game"), network=config,
+                    lineage={"command": None, "device": None, "date": None, "parent": None,
+                             "iteration": step, "run": run})
+    return Artifact(meta, jax.tree_util.tree_map(np.asarray, params), run)
+
+
+def load(path: str, kind: str | None = None, iteration: int | None = None) -> Artifact:
+    """The artifact ``path`` names: an artifact directory (:func:`read`) or a training run
+    (:func:`from_run`, at ``iteration``); ``kind``: the kind it must be (``ValueError`` naming
+    what it holds otherwise)."""
+    if not os.path.isdir(path):
+        raise ValueError(f"{path!r} is not a run directory or a player artifact")
+    if is_artifact(path) and iteration is None:
+        art = read(path)
+    else:
+        art = from_run(path, iteration)
+    if kind is not None and art.kind != kind:
+        raise ValueError(f"{path} holds a network of the {art.kind} trainer, not a {kind} one")
+    return art

@@ -1,0 +1,1 @@
+"""Games DeepRocket can learn and play (one module each, exporting ``ADAPTER``)."""

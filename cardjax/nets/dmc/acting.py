@@ -1,0 +1,244 @@
+"""The actors' kernels: legal actions compacted into candidate slots, the features a network
+reads, and the Q of the candidates scored in pools.  A trained player needs only these (and the
+network), not the trainer."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from cardjax import legal_words
+from cardjax.nets.dmc.adapter import Game
+from cardjax.nets.dmc.q_net import QNet
+
+Array = jax.Array
+
+
+def compact(mask: Array, k: int):
+    """The legal actions of ``mask`` (bool[N]) in ``k`` slots: :func:`compact_words` of the mask
+    packed.  One state; vmap for a batch."""
+    mask = jnp.asarray(mask, bool)
+    return compact_words(legal_words.pack(mask), mask.shape[-1], k)
+
+
+def compact_words(words: Array, n: int, k: int):
+    """The legal actions of ``words`` (:mod:`cardjax.legal_words`, actions ``0 .. n - 1``) in
+    ``k`` slots.
+
+    Returns ``(indices int32[k], valid bool[k], overflow bool)``: the first ``min(count, k)``
+    legal action ids in increasing order, then padding (``valid`` False, index ``n - 1`` so the
+    indices stay sorted); ``overflow`` is True when more than ``k`` actions are legal (only the
+    first ``k`` are kept).  One state; vmap for a batch.  The cost grows with the words (popcounts
+    and a prefix sum over ~860 words for Dou Dizhu), not with the 27,472 actions.
+    """
+    total = legal_words.count(words)
+    j = jnp.arange(k, dtype=jnp.int32)
+    valid = j < total
+    idx = jnp.where(valid, legal_words.nth(words, j), n - 1)
+    return jnp.minimum(idx, n - 1).astype(jnp.int32), valid, total > k
+
+
+def legal_sets(game: Game, states):
+    """``(words uint32[B, W], count int32[B])``: the legal actions ``0 .. game.num_actions - 1``
+    of a BATCH of states, packed, read from the env's own representation."""
+    words = legal_words.prefix(jax.vmap(game.env.legal_words)(states), game.num_actions)
+    return words, legal_words.count(words)
+
+
+def feature_rows(game: Game, states, idx):
+    """The rows of ``game.action_features`` of the candidate actions ``idx`` [B, K] of a BATCH of
+    states (``idx`` itself unless the game has ``action_rows``)."""
+    if game.action_rows is None:
+        return idx
+    return jnp.take_along_axis(jax.vmap(game.action_rows)(states), idx, axis=1)
+
+
+def observe(game: Game, states, keep=None):
+    """The stored features of a BATCH of states: ``game.features``, then (with an oracle) the
+    oracle features of the games where ``keep`` (bool[B]) is True and zeros elsewhere (None:
+    zeros everywhere, as a trained player sees them)."""
+    obs = jax.vmap(game.features)(states)
+    if game.oracle is None:
+        return obs
+    extra = jax.vmap(game.oracle)(states)
+    if keep is None:
+        extra = jnp.zeros_like(extra)
+    else:
+        extra = jnp.where(keep[:, None], extra, jnp.zeros_like(extra))
+    return jnp.concatenate([obs, extra.astype(obs.dtype)], axis=1)
+
+
+def role_params(params, role):
+    """The params of one role from the stacked ``[num_roles, ...]`` pytree."""
+    return jax.tree_util.tree_map(lambda p: p[role], params)
+
+
+def known_rewards(game: Game, states, idx, valid, scale: float):
+    """float32[B, K]: ``scale x`` the step reward of the candidates ``idx`` of a BATCH of states
+    where the game knows it exactly (``Game.counterfactual``), 0 elsewhere (``exact_rewards``)."""
+    reward, exact = jax.vmap(game.counterfactual)(states)
+    known = jnp.take_along_axis(exact, idx, axis=1) & valid
+    return jnp.where(known, jnp.take_along_axis(reward, idx, axis=1) * scale, 0.0)
+
+
+def advised_slots(game: Game, states, idx, valid):
+    """bool[B, K]: the candidate of ``idx`` that the game's advice (``Game.advice``) names in
+    each of a BATCH of states (none where it names nothing)."""
+    return jnp.take_along_axis(jax.vmap(game.advice)(states), idx, axis=1) & valid
+
+
+def advised(game: Game, states, idx, valid, bonus: float):
+    """float32[B, K]: ``bonus`` at the candidate of ``idx`` that the game's advice names in each
+    of a BATCH of states, 0 elsewhere (``advice_bonus``)."""
+    return jnp.where(advised_slots(game, states, idx, valid), bonus, 0.0)
+
+
+def boltzmann(key, q, valid, temperature: float):
+    """int32[B]: a slot of each row of ``q`` [B, K] drawn with probability softmax(q /
+    ``temperature``) over its ``valid`` slots (a row with no finite valid score: slot 0)."""
+    logits = jnp.where(valid & jnp.isfinite(q), q / temperature, -jnp.inf)
+    return jax.random.categorical(key, logits, axis=1).astype(jnp.int32)
+
+
+def choice_bonus(game: Game, states, idx, valid, exact_scale: float, advice_bonus: float):
+    """What the players add to the network's Q of the candidates ``idx`` of a BATCH of states
+    when choosing: the known step rewards times ``exact_scale`` and the advice bonus (either
+    0: off).  float32[B, K]."""
+    bonus = jnp.zeros(idx.shape, jnp.float32)
+    if exact_scale:
+        bonus = bonus + known_rewards(game, states, idx, valid, exact_scale)
+    if advice_bonus:
+        bonus = bonus + advised(game, states, idx, valid, advice_bonus)
+    return bonus
+
+
+def q_values(net: QNet, game: Game, params, state, k: int, exact_scale: float = 0.0,
+             advice_bonus: float = 0.0):
+    """Greedy-play helper for ONE state: ``(indices, valid, q)`` of its legal candidates under
+    the network of the state's role (all roles' nets run and the role's row is taken, so the
+    params are not gathered per game under ``vmap``), plus :func:`choice_bonus` (a run trained
+    with ``exact_rewards`` or ``advice_bonus``)."""
+    words = legal_words.prefix(game.env.legal_words(state), game.num_actions)
+    idx, valid, _ = compact_words(words, game.num_actions, k)
+    batch = jax.tree_util.tree_map(lambda x: x[None], state)
+    afeat = jnp.asarray(game.action_features)[feature_rows(game, batch, idx[None])[0]]
+    obs = observe(game, batch)[0]
+    q_all = jax.vmap(net.apply, in_axes=(0, None, None))(params, obs, afeat)  # [R, k]
+    q = q_all[game.role(state)] + choice_bonus(game, batch, idx[None], valid[None], exact_scale,
+                                               advice_bonus)[0]
+    return idx, valid, jnp.where(valid, q, -jnp.inf)
+
+
+def pool_sizes(k: int, k_fast: int) -> tuple:
+    """The candidate pools of :func:`score_slots`, in candidates per game: ``k_fast``, twice
+    that, ... below ``k``, then ``k`` (every slot of every game); ``k_fast = 0``: ``k`` alone."""
+    if not k_fast or k_fast >= k:
+        return (k,)
+    sizes, c = [], k_fast
+    while c < k:
+        sizes.append(c)
+        c *= 2
+    return tuple(sizes) + (k,)
+
+
+def score_slots(net: QNet, table, params, obs, idx, count, sizes: tuple, groups: int = 1):
+    """Q of the ``K`` candidate slots ``idx`` [B, K] (rows of ``table``, :func:`feature_rows`) of
+    a batch of states ``obs`` [B, F] with ``count`` [B] legal actions, under one network's
+    ``params``.  Returns ``(q [B, K], rows)``:
+    the slots beyond a state's count, and the slot of a state with one legal action, get -inf or
+    some value (the caller masks them with the slots' validity; a row of -inf picks slot 0, the
+    one legal action); ``rows``, the candidates the head scored.
+
+    A state with one legal action needs no score (a fifth to a half of all decisions in the
+    games here), and when no state has a choice nothing runs (``lax.cond``).  Otherwise the trunk runs once per state, and so does the
+    state's half of the head's first layer.  The rest of the head scores a POOL: the candidates
+    of the states with a choice, packed one after the other (state 0's ``count[0]`` slots, then
+    state 1's, ...) into the smallest of the ``sizes`` (:func:`pool_sizes`, candidates per
+    game, times the games) that holds them all (``lax.switch``; the largest, ``K``, scores every
+    slot of every state without packing).  So every legal action of a choice is scored -- the
+    same numbers as scoring all ``K`` slots everywhere -- and the head's work follows the
+    number of legal moves, within a factor 2, however far the largest count is from the mean.
+
+    ``groups``: the batch is split into this many equal groups of consecutive states, each
+    packed into its own pool (data parallel: one group per device, so no candidate crosses a
+    device); the pool size is chosen for the fullest group.
+    """
+    B, K = idx.shape
+    count = jnp.where(count > 1, jnp.minimum(count, K), 0)  # one legal action: nothing to score
+
+    def score():
+        hs = net.apply(params, net.apply(params, obs, method="embed"), method="head_in")
+
+        def dense():
+            return net.apply(params, hs, table[idx], method="head_out")
+
+        if len(sizes) == 1:
+            return dense(), jnp.int32(B * K)
+        b = B // groups
+        cnt = count.reshape(groups, b)
+        need = jnp.max(jnp.sum(cnt, axis=1))
+
+        def pooled(cap):
+            def group(hs_g, idx_g, cnt_g):
+                ends = jnp.cumsum(cnt_g)
+                # the state of candidate p: how many states end at or before p (a histogram of
+                # the ends and a prefix sum -- a search without a search)
+                owner = jnp.cumsum(jnp.zeros(cap + 1, jnp.int32).at[jnp.minimum(ends, cap)]
+                                   .add(1))
+                p = jnp.arange(cap)
+                g = jnp.minimum(owner[:cap], b - 1)
+                slot = p - (ends[g] - cnt_g[g])
+                used = p < ends[-1]
+                q = net.apply(params, hs_g[g],
+                              table[idx_g[g, jnp.where(used, slot, 0)]][:, None],
+                              method="head_out")[:, 0]
+                # unused pool rows go to state b (out of range), which the scatter drops
+                return jnp.full((b, K), -jnp.inf, q.dtype).at[jnp.where(used, g, b), slot].set(
+                    q, mode="drop")
+
+            return jax.vmap(group)(hs.reshape(groups, b, -1), idx.reshape(groups, b, K),
+                                   cnt).reshape(B, K)
+
+        caps = [c * b for c in sizes[:-1]]
+        branch = jnp.sum(need > jnp.asarray(caps, jnp.int32))  # the smallest pool that fits
+        q = jax.lax.switch(branch, [lambda c=c: pooled(c) for c in caps] + [dense])
+        return q, jnp.asarray([c * groups for c in caps] + [B * K], jnp.int32)[branch]
+
+    return jax.lax.cond(jnp.any(count > 0), score,
+                        lambda: (jnp.full((B, K), -jnp.inf), jnp.int32(0)))
+
+
+def score_by_role(net: QNet, table, params, obs, idx, count, roles, num_roles: int,
+                  sizes: tuple, groups: int = 1):
+    """:func:`score_slots` of a batch whose acting roles (int[B]) differ: each role's network
+    runs only when some game of that role has a choice (:func:`score_slots`'s ``lax.cond``, so
+    the params are indexed, not gathered per game) and pools only its games' candidates; every
+    game takes its role's row.  Returns ``(q, rows)``."""
+    q = jnp.full(idx.shape, -jnp.inf)
+    rows = jnp.int32(0)
+    for r in range(num_roles):
+        mine = roles == r
+        q_r, rows_r = score_slots(net, table, role_params(params, r), obs, idx,
+                                  jnp.where(mine, count, 0), sizes, groups)
+        q = jnp.where(mine[:, None], q_r, q)
+        rows = rows + rows_r
+    return q, rows
+
+
+def greedy_actions(net: QNet, game: Game, params, states, k: int, k_fast: int = 4,
+                   exact_scale: float = 0.0, advice_bonus: float = 0.0):
+    """The greedy actions of a BATCH of states (leading axis B) whose acting roles may differ:
+    each role's network scores the legal candidates (in :func:`score_slots`'s pools) of every
+    state and each state takes its role's best (``exact_scale``, ``advice_bonus``: as
+    :func:`q_values`).  Returns int32[B]."""
+    table = jnp.asarray(game.action_features)
+    words, count = legal_sets(game, states)
+    count = jnp.where(states.terminated, 0, count)
+    idx, valid, _ = jax.vmap(compact_words, in_axes=(0, None, None))(words, game.num_actions, k)
+    obs = observe(game, states)
+    roles = jax.vmap(game.role)(states)
+    q, _ = score_by_role(net, table, params, obs, feature_rows(game, states, idx), count, roles,
+                         game.num_roles, pool_sizes(k, k_fast))
+    q = q + choice_bonus(game, states, idx, valid, exact_scale, advice_bonus)
+    best = jnp.argmax(jnp.where(valid, q, -jnp.inf), axis=1)
+    return jnp.take_along_axis(idx, best[:, None], axis=1)[:, 0]

@@ -1,1 +1,0 @@
-"""Games the DeepRocket trainer can learn (one module each, exporting ``ADAPTER``)."""
