@@ -1,6 +1,7 @@
 """The Flask app of the web table: the page, its static files, and the JSON API (see
-``docs/web.md``).  Every error of the API is JSON ``{"error": "..."}``: 400 for a bad request
-or a refused move (with the reason), 404 for an unknown table, 503 when too many are open."""
+``docs/web.md``).  Every error of the API is JSON ``{"error": "..."}`` with a one-line reason:
+400 for a bad request or a refused move, 404 for an unknown table, 413 for a body over
+:data:`~cardjax.web.limits.MAX_BODY`, 503 when too many are open; a 500 names no exception."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ import importlib.resources
 import re
 
 from flask import Flask, jsonify, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 import cardjax
 from cardjax import agents, registry
 from cardjax.table import IllegalMove
 from cardjax.table.base import NAMES_BY_SEATS
+from cardjax.web.limits import MAX_BODY, MAX_CARD_ID, MAX_CARDS, MAX_TEXT, one_line
 from cardjax.web.live import LOG
 from cardjax.web.new_table import BadTable
 from cardjax.web.tables import Full, NoTable, Tables
@@ -28,8 +30,10 @@ def catalogue() -> dict:
 
 
 def _body() -> dict:
+    """The request's JSON object (whatever its content type says: the body is read, so one
+    over ``MAX_CONTENT_LENGTH`` is a 413 on every route that takes one)."""
     try:
-        body = request.get_json(silent=True)
+        body = request.get_json(force=True, silent=True)
     except RecursionError:  # the JSON parser's, on thousands of nested brackets
         raise BadTable("the request body is nested too deeply") from None
     if not isinstance(body, dict):
@@ -43,10 +47,14 @@ def _cards(body: dict):
     if text is not None:
         if not isinstance(text, str):
             raise BadTable('"text" must be a string, e.g. "pass" or "Q♠"')
+        if len(text) > MAX_TEXT:
+            raise BadTable(f'"text" is a move in at most {MAX_TEXT} characters')
         return None, text
     if not isinstance(cards, list) or not all(isinstance(c, int) and not isinstance(c, bool)
                                               for c in cards):
         raise BadTable('a move is {"cards": [card ids]} or {"text": "..."}')
+    if len(cards) > MAX_CARDS or not all(0 <= c <= MAX_CARD_ID for c in cards):
+        raise BadTable(f"cards are at most {MAX_CARDS} ids 0..{MAX_CARD_ID} of the view's cards")
     return cards, None
 
 
@@ -55,6 +63,8 @@ def create_app(tables: Tables | None = None, reaper: bool = True) -> Flask:
     thread that closes idle tables."""
     static = importlib.resources.files("cardjax.web") / "static"
     app = Flask(__name__, static_folder=str(static), static_url_path="/static")
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY  # Werkzeug refuses a longer body: a 413
+    app.url_map.merge_slashes = False  # "//" is a 404, not a redirect that echoes the query
     app.json.ensure_ascii = False  # card symbols as they are
     app.json.sort_keys = False  # the games in cardjax's order
     tables = tables or Tables()
@@ -69,6 +79,11 @@ def create_app(tables: Tables | None = None, reaper: bool = True) -> Flask:
     @app.get("/favicon.ico")
     def favicon():
         return "", 204
+
+    @app.get("/healthz")
+    def healthz():
+        """For a supervisor or load balancer: answers while the server serves."""
+        return jsonify({"ok": True, "tables": tables.count()})
 
     @app.get("/api/games")
     def games():
@@ -88,14 +103,16 @@ def create_app(tables: Tables | None = None, reaper: bool = True) -> Flask:
 
     @app.post("/api/tables/<table_id>/move")
     def move(table_id):
+        body = _body()  # first: a body over the limit is a 413 whatever the table
         live = tables.get(table_id)
-        cards, text = _cards(_body())
+        cards, text = _cards(body)
         return jsonify(live.move(cards=cards, text=text))
 
     @app.post("/api/tables/<table_id>/preview")
     def preview(table_id):
+        body = _body()
         live = tables.get(table_id)
-        cards, _ = _cards({"cards": _body().get("cards")})
+        cards, _ = _cards({"cards": body.get("cards")})
         return jsonify(live.preview(cards))
 
     @app.get("/api/tables/<table_id>/record")
@@ -114,7 +131,7 @@ def create_app(tables: Tables | None = None, reaper: bool = True) -> Flask:
         return jsonify({"closed": table_id})
 
     def error(message: str, status: int):
-        return jsonify({"error": message}), status
+        return jsonify({"error": one_line(message)}), status
 
     @app.errorhandler(IllegalMove)
     @app.errorhandler(BadTable)
@@ -128,6 +145,11 @@ def create_app(tables: Tables | None = None, reaper: bool = True) -> Flask:
     @app.errorhandler(Full)
     def full(e):
         return error(str(e), 503)
+
+    @app.errorhandler(RequestEntityTooLarge)
+    def too_large(e):
+        return error(f"the request body is over {MAX_BODY // 1024} KiB, the most this server "
+                     "reads", 413)
 
     @app.errorhandler(HTTPException)
     def http_error(e):

@@ -23,6 +23,8 @@ LOG_LINES = 80  # lines of the game's log in a view
 class LiveTable:
     """A game at a web table (``players``: a word per seat, "you" at the person's seat)."""
 
+    THREAD = "table-"  # the name of its worker thread, before its id
+
     def __init__(self, table_id: str, game: Game, players: list[str], pace: float):
         self.id, self.game, self.players, self.pace = table_id, game, players, pace
         self.me = game.table.me
@@ -42,7 +44,7 @@ class LiveTable:
         """Start the worker unless it runs (call with the lock held)."""
         if not self.working and not self.closed.is_set() and self.error is None:
             self.working = True
-            threading.Thread(target=self._work, name=f"table-{self.id}", daemon=True).start()
+            threading.Thread(target=self._work, name=self.THREAD + self.id, daemon=True).start()
 
     def _work(self) -> None:
         try:
@@ -62,9 +64,9 @@ class LiveTable:
                     break
                 with self.lock:
                     self.game.commit(move)
-        except Exception as e:  # a player or the game failed: the table says so, no crash
+        except Exception:  # a player or the game failed: the table says so, no crash
             LOG.exception("table %s: the players' moves stopped", self.id)
-            self.error = f"the game stopped: {type(e).__name__}: {e}"
+            self.error = "the game stopped: a player failed (the server's log has why)"
         with self.lock:
             self.working, self.thinking = False, None
 

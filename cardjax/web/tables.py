@@ -9,7 +9,8 @@ import threading
 import time
 
 from cardjax.play import Game, load_player, table_for
-from cardjax.web import new_table
+from cardjax.web import new_table, words
+from cardjax.web.limits import public, shown
 from cardjax.web.live import LOG, LiveTable
 
 
@@ -23,11 +24,13 @@ class Full(RuntimeError):
 
 class Tables:
     """The open tables.  ``players``: more player words for every table (word ->
-    ``factory(env) -> Agent``), tried before the baselines."""
+    ``factory(env) -> Agent``), tried before the baselines; ``players_dirs``: the directories
+    player words may load from (default :func:`words.default_dirs`)."""
 
     def __init__(self, idle_timeout: float = 300.0, max_tables: int = 64,
-                 players: dict | None = None):
+                 players: dict | None = None, players_dirs: list[str] | None = None):
         self.idle_timeout, self.max_tables, self.extra = idle_timeout, max_tables, players
+        self.players_dirs = words.default_dirs() if players_dirs is None else list(players_dirs)
         self.tables: dict[str, LiveTable] = {}
         self.loading = 0  # tables whose players are loading: they hold a place under the cap
         self.lock = threading.Lock()
@@ -37,7 +40,7 @@ class Tables:
     def create(self, body) -> LiveTable:
         """A new table from a request body (:func:`new_table.parse`); :class:`new_table.BadTable`
         for a bad request (an unknown player too), :class:`Full` when too many are open."""
-        req = new_table.parse(body)
+        req = new_table.parse(body, self.players_dirs, tuple(self.extra or ()))
         with self.lock:  # the place is taken here, atomically, and given back if loading fails
             if len(self.tables) + self.loading >= self.max_tables:
                 raise Full(f"{len(self.tables) + self.loading} tables are open, the most this "
@@ -57,23 +60,37 @@ class Tables:
     def _open(self, req) -> LiveTable:
         env, me = req.env, req.me
         players = {}
-        for seat, spec in enumerate(req.players):
+        for seat, (word, spec) in enumerate(zip(req.players, req.loads)):
             if seat == me:
                 continue
             try:
                 players[seat] = load_player(env, spec, self.extra)
-            except Exception as e:  # a bad word, or a run directory that does not load
-                raise new_table.BadTable(f"seat {seat}: player {spec!r}: {e}") from None
+            except ValueError as e:  # a bad setting, or a directory that holds no player
+                message = str(e)
+                for real, sent in sorted(req.typed.items(), key=lambda kv: -len(kv[0])):
+                    # the paths as they were sent
+                    message = message.replace(real, sent)
+                raise new_table.BadTable(f"seat {seat}: player {shown(word)}: "
+                                         f"{public(message)}") from None
+            except Exception:
+                LOG.exception("table request: seat %d: player %r did not load", seat, spec)
+                raise new_table.BadTable(f"seat {seat}: player {shown(word)} did not load "
+                                         "(the server's log has why)") from None
         game = Game(env, table_for(env, me, brief=True), players, req.seed)
         return LiveTable(secrets.token_urlsafe(9), game, req.players, req.pace)
+
+    def count(self) -> int:
+        """The tables open now."""
+        with self.lock:
+            return len(self.tables)
 
     def get(self, table_id: str) -> LiveTable:
         """The table ``table_id``, marked as seen; :class:`NoTable` if there is none."""
         with self.lock:
             live = self.tables.get(table_id)
         if live is None:
-            raise NoTable(f"no table {table_id!r}: it was closed, or left idle for more than "
-                          f"{self.idle_timeout:g} s, or the server restarted")
+            raise NoTable(f"no table {shown(table_id)}: it was closed, or left idle for more "
+                          f"than {self.idle_timeout:g} s, or the server restarted")
         live.touch()
         return live
 
@@ -81,7 +98,7 @@ class Tables:
         with self.lock:
             live = self.tables.pop(table_id, None)
         if live is None:
-            raise NoTable(f"no table {table_id!r}")
+            raise NoTable(f"no table {shown(table_id)}")
         live.close()
 
     def reap(self, now: float | None = None) -> list[str]:
@@ -107,10 +124,21 @@ class Tables:
         self.reaper = threading.Thread(target=loop, name="table-reaper", daemon=True)
         self.reaper.start()
 
-    def stop(self) -> None:
-        """Stop the reaper and close every table."""
+    def stop(self, wait: float = 0.0) -> int:
+        """Stop the reaper and close every table; how many were open.  ``wait``: seconds to
+        wait for the players' threads to finish the move they compute."""
         self.stopped.set()
         with self.lock:
             gone, self.tables = list(self.tables.values()), {}
         for live in gone:
             live.close()
+        end = time.monotonic() + wait
+        for thread in workers():
+            thread.join(max(0.0, end - time.monotonic()))
+        return len(gone)
+
+
+def workers() -> list[threading.Thread]:
+    """The tables' threads still computing a move (closed tables' too, until it is made)."""
+    return [t for t in threading.enumerate() if t.name.startswith(LiveTable.THREAD)
+            and t.is_alive()]

@@ -1,11 +1,13 @@
 """The web table's JSON API (cardjax.web), through Flask's test client: tables made and refused,
 legal moves accepted and illegal ones refused with the reason, finished games whose records
-replay through the env, Tractor's four phases, tables that do not wait for one another, and
-the reaper of idle tables."""
+replay through the env, Tractor's four phases, tables that do not wait for one another, the
+reaper of idle tables, and the server's limits (body size, options, player words, budgets,
+players directories; tests/integration/test_web_fuzz.py fuzzes them)."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -18,7 +20,9 @@ pytest.importorskip("flask")
 
 from cardjax.core import Agent  # noqa: E402
 from cardjax.play.record import replay  # noqa: E402
+from cardjax.web import words  # noqa: E402
 from cardjax.web.app import create_app  # noqa: E402
+from cardjax.web.limits import MAX_BODY, QUOTE, shown  # noqa: E402
 from cardjax.web.tables import Tables  # noqa: E402
 from conftest import wait_for_view  # noqa: E402
 
@@ -103,14 +107,14 @@ def test_the_games_and_the_page(client):
 @pytest.mark.parametrize("body, message", [
     ({"game": "chess"}, "unknown game 'chess'; available: gongzhu, doudizhu"),
     ({"game": "gongzhu", "seat": 4}, "seat must be 0-3 in gongzhu"),
-    ({"game": "gongzhu", "options": {"colour": 1}}, "bad options for 'gongzhu'"),
+    ({"game": "gongzhu", "options": {"colour": 1}}, "unknown option 'colour' for gongzhu"),
     ({"game": "doudizhu", "players": ["random", "random"]}, "a list of 3"),
     ({"game": "gongzhu", "players": "no_such_player"}, "player 'no_such_player'"),
     ({"game": "gongzhu", "seed": -1}, "seed must be an integer"),
     ({"game": "gongzhu", "pace": "fast"}, "pace must be seconds"),
     ({"game": "gongzhu", "seat": None, "players": ["you", "random", "random", "random"]},
      "a watched table has no seat"),
-    ({"game": "gongzhu", "colour": "red"}, "unknown field(s) colour"),
+    ({"game": "gongzhu", "colour": "red"}, "unknown field(s) 'colour'"),
 ])
 def test_a_bad_table_is_a_400_that_says_why(client, body, message):
     r = client.post("/api/tables", json=body)
@@ -365,7 +369,7 @@ def test_a_bad_move_number_is_a_400_with_a_short_reason(client, query):
 
 
 def test_deeply_nested_json_is_a_400(client):
-    r = client.post("/api/tables", data="[" * 100_000, content_type="application/json")
+    r = client.post("/api/tables", data="[" * 60_000, content_type="application/json")
     assert r.status_code == 400, r.get_data()[:200]
     assert "Error" not in r.json["error"] and "/" not in r.json["error"]
 
@@ -436,4 +440,189 @@ def test_the_command_line():
     assert r.returncode == 2 and "argument --port: expected a port number" in r.stderr
     r = subprocess.run([sys.executable, "-m", "cardjax.web", "--help"], capture_output=True,
                        text=True, timeout=60)
-    assert r.returncode == 0 and "--idle-timeout" in r.stdout
+    assert r.returncode == 0 and "--idle-timeout" in r.stdout and "--players-dir" in r.stdout
+
+
+def test_a_stop_finishes_the_requests_in_progress():
+    """The graceful stop (SIGTERM and Ctrl-C call it): the listening socket closes at once, and
+    a request in progress is answered whole before the server returns."""
+    import http.client
+    import socket
+    import threading
+
+    from cardjax.web import serve
+
+    tables = Tables()
+    server = serve.make_server("127.0.0.1", 0, tables=tables)
+    count = tables.count
+    tables.count = lambda: (time.sleep(1.0), count())[1]  # /healthz takes a second
+    loop = threading.Thread(target=server.serve_forever)
+    loop.start()
+    answer = {}
+
+    def ask():
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+        conn.request("GET", "/healthz")
+        r = conn.getresponse()
+        answer["healthz"] = r.status, json.loads(r.read())
+
+    asker = threading.Thread(target=ask)
+    asker.start()
+    try:
+        time.sleep(0.4)  # the request is in progress
+        start = time.monotonic()
+        server.shutdown()
+        took = time.monotonic() - start
+        asker.join(10)
+        assert answer["healthz"] == (200, {"ok": True, "tables": 0})
+        assert 0.3 < took < 5 and not loop.is_alive()
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", server.port), timeout=2).close()
+    finally:
+        server.shutdown()
+        server.server_close()
+        tables.stop()
+
+
+# ------------------------------------------------------------------ limits
+def refusal(r, status=400) -> str:
+    """The one-line reason of a refusal, checked short and free of the server's internals."""
+    assert r.status_code == status, (r.status_code, r.get_data()[:300])
+    assert set(r.json) == {"error"} and len(r.get_data()) < 1024, r.get_data()[:300]
+    message = r.json["error"]
+    assert "\n" not in message and "Traceback" not in message and ".py" not in message
+    assert os.getcwd() not in message and "site-packages" not in message
+    return message
+
+
+def test_healthz(client):
+    r = client.get("/healthz")
+    assert r.status_code == 200 and r.json["ok"] is True and isinstance(r.json["tables"], int)
+
+
+@pytest.mark.parametrize("route", ["/api/tables", "/api/tables/x/move", "/api/tables/x/preview"])
+def test_a_body_over_the_limit_is_a_413(client, route):
+    big = json.dumps({"game": "gongzhu", "players": "x" * MAX_BODY})
+    for content_type in ("application/json", "text/plain"):
+        r = client.post(route, data=big, content_type=content_type)
+        assert "64 KiB" in refusal(r, 413)
+    r = client.post("/api/tables", data=b"x" * 1_000_000)  # the tester's 50 MB, smaller
+    assert "64 KiB" in refusal(r, 413)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"checked": True}, "option checked: a table runs the jitted env"),
+    ({"checked": "x"}, "option checked must be true or false, got 'x'"),
+    ({"exposure": 1}, "option exposure must be true or false, got 1"),
+    ({"exposure": "yes"}, "option exposure must be true or false"),
+    ({"illegal_penalty": 5}, "unknown option 'illegal_penalty' for gongzhu"),
+    ({"first_leader": "x" * 5000}, "option first_leader got 'xxx"),
+    ({"first_leader": "nobody"}, "first_leader must be 'seat0' or 'holder_of_S2'"),
+    ({"first_leader": ["seat0"]}, "option first_leader takes a number or a word, got a list"),
+])
+def test_gongzhu_options_are_checked_by_type_and_value(client, options, message):
+    r = client.post("/api/tables", json={"game": "gongzhu", "options": options})
+    assert message in refusal(r)
+
+
+@pytest.mark.parametrize("game, options, message", [
+    ("tractor", {"chaodi": "x"}, "option chaodi must be true or false"),
+    ("tractor", {"level": "Z"}, "option level got 'Z': one of 2, 3"),
+    ("tractor", {"dealer": True}, "option dealer takes a number or a word, got true"),
+    ("tractor", {"dealer": 1e300}, "option dealer must be a number within"),
+    ("tractor", {"throw_penalty": 5}, "throw_penalty must be 0 or 10"),
+    ("doudizhu", {"bidding": "true"}, "option bidding must be true or false"),
+    ("doudizhu", {"spring": None}, "option spring must be true or false, got null"),
+    ("mini_doudizhu", {"bidding": True}, "unknown option 'bidding' for mini_doudizhu"),
+])
+def test_every_games_options_are_checked(client, game, options, message):
+    r = client.post("/api/tables", json={"game": game, "options": options})
+    assert message in refusal(r)
+
+
+@pytest.mark.parametrize("word, message", [
+    ("ismcts:iterations=1000000000000", "iterations is a number 0 .. 20,000"),
+    ("ismcts:iterations=20001", "iterations is a number 0 .. 20,000"),
+    ("det_uct:iterations=1000", "40 trees x 1000 iterations is over this server's 20,000"),
+    ("cheat_uct:trees=65", "trees is a number 0 .. 64"),
+    ("pimc:worlds=100000", "worlds is a number 0 .. 256"),
+    ("pimc:playouts=1e9", "playouts is a number 0 .. 64"),
+    ("pimc:candidates=x", "candidates is a number 0 .. 256"),
+    ("ismcts:k=nan", "k is a number 0 .. 100"),
+    ("x" * 10_000, "player words are at most 200 characters"),
+    ("rand\x00om", "a player word is printable text"),
+    ("ismcts:iterations", "bad setting 'iterations'"),
+])
+def test_player_words_and_search_budgets_are_bounded(client, word, message):
+    r = client.post("/api/tables", json={"game": "gongzhu", "players": word})
+    reason = refusal(r)
+    assert message in reason and reason.count("x" * 10) <= QUOTE // 10
+
+
+def test_paths_outside_the_players_dirs_get_one_answer(tmp_path, monkeypatch):
+    """A player word may load only inside --players-dir, symlinks and .. resolved; a path outside
+    gets the same answer whether or not it exists."""
+    allowed, outside = tmp_path / "players", tmp_path / "outside"
+    (allowed / "empty").mkdir(parents=True)
+    (outside / "real").mkdir(parents=True)
+    (allowed / "link").symlink_to(outside / "real")
+    monkeypatch.chdir(tmp_path)
+    tables = Tables(players_dirs=[str(allowed)])
+    client = create_app(tables, reaper=False).test_client()
+
+    def reason(word, game="gongzhu"):
+        return refusal(client.post("/api/tables", json={"game": game, "players": word}))
+
+    def shape(word, message):  # the answer with the word taken out
+        return message.replace(shown(word), "WORD")
+
+    answers = {shape(w, reason(w)) for w in (
+        "/etc", "/no/such/directory", str(outside / "real"), "outside/real", "players/link",
+        "players/../outside/real", "players", "players/missing", "no_such_player")}
+    assert len(answers) == 1, answers
+    (answer,) = answers
+    assert "is not allowed" in answer and "--players-dir" in answer and "random" in answer
+    # a word naming a directory inside a setting is held to the same rule
+    assert "is not allowed" in reason("ismcts:value=/etc")
+    assert "is not allowed" in reason("ismcts:playout=outside/real")
+    assert "is not allowed" in reason("bidder:play=/etc", game="doudizhu")
+    # inside: the loader's own reason, with the path as it was sent, never the server's
+    message = reason("players/empty")
+    assert "players/empty" in message and str(tmp_path) not in message
+    # baselines and shipped pretrained players are unaffected by the directories
+    assert words.check("scrofazero-pretrained", "gongzhu", dirs=[]) == "scrofazero-pretrained"
+    assert words.check("ismcts:iterations=300", "gongzhu", dirs=[]) == "ismcts:iterations=300"
+    real = words.check("players/empty:iteration=3", "gongzhu", dirs=[str(allowed)])
+    assert real == f"{os.path.realpath(allowed / 'empty')}:iteration=3"
+
+
+def test_long_ids_moves_and_numbers_are_quoted_short(client):
+    message = refusal(client.get("/api/tables/" + "y" * 5000), 404)
+    assert message.count("y") <= QUOTE
+    tid = new_table(client, game="mini_doudizhu", seed=5)
+    person_or_over(client, tid)
+    assert "at most 200 characters" in refusal(move(client, tid, text="pass" * 1000))
+    assert "at most 64 ids" in refusal(move(client, tid, cards=[0] * 1000))
+    assert "ids 0..255" in refusal(move(client, tid, cards=[10 ** 30]))
+    r = client.post("/api/tables", json={"game": "gongzhu", "seed": 10 ** 4000})
+    assert len(refusal(r)) < 200
+    client.post(f"/api/tables/{tid}/close")
+
+
+def test_a_player_that_fails_says_so_without_internals():
+    def broken(env):
+        def act(params, key, state):
+            raise ZeroDivisionError(f"in {__file__}")  # fails while it is traced
+        return Agent("broken", act)
+
+    tables = Tables(players={"broken": broken})
+    client = create_app(tables, reaper=False).test_client()
+    try:
+        tid = new_table(client, game="mini_doudizhu", seat=None, players="broken")
+        end = time.monotonic() + 60
+        while (v := client.get(f"/api/tables/{tid}").json)["error"] is None:
+            assert time.monotonic() < end
+            time.sleep(0.05)
+        assert v["error"] == "the game stopped: a player failed (the server's log has why)"
+    finally:
+        tables.stop()
