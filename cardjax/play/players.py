@@ -1,9 +1,13 @@
-"""The players at a table: a player word (a baseline with its settings, or a training run
-directory: :func:`cardjax.agents.load`) loaded once per game and option set, its ``act`` jitted
-once, and shared by every table of the process."""
+"""The players at a table: a player word (a baseline with its settings, an artifact or a training
+run directory: :func:`cardjax.agents.load`) loaded once per game and option set, its ``act``
+jitted once, and shared by every table of the process.  The process keeps the
+:data:`KEPT` most recently used players: words that differ only in a setting
+(``ismcts:iterations=1`` .. ``20000``) each compile a program, and a server must not keep them
+all."""
 
 from __future__ import annotations
 
+import collections
 import threading
 from typing import Callable, NamedTuple
 
@@ -24,7 +28,8 @@ class Player(NamedTuple):
         return int(self.act(self.agent.params, key, state))
 
 
-_PLAYERS: dict = {}
+KEPT = 32
+_PLAYERS: collections.OrderedDict = collections.OrderedDict()  # least recently used first
 _LOCK = threading.Lock()
 
 
@@ -34,11 +39,16 @@ def load_player(env, spec: str, extra: dict | None = None) -> Player:
     key = (type(env), repr(env), spec, id(extra.get(spec)) if extra and spec in extra else None)
     with _LOCK:
         found = _PLAYERS.get(key)
+        if found is not None:
+            _PLAYERS.move_to_end(key)
     if found is None:  # loaded outside the lock: a slow load does not hold up other tables
         agent = extra[spec](env) if extra and spec in extra else agents.load(env, spec)
         found = Player(spec, agent, jax.jit(agent.act))
         with _LOCK:
             found = _PLAYERS.setdefault(key, found)
+            _PLAYERS.move_to_end(key)
+            while len(_PLAYERS) > KEPT:  # tables that hold a dropped player keep their own
+                _PLAYERS.popitem(last=False)
     return found
 
 

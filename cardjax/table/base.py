@@ -152,8 +152,11 @@ class Table:
         asked = None  # the person's part: only at their turn
         if turn is not None and turn == self.me and person:
             asked = {"prompt": "Your turn", "multi": self.multi, "submit": None,
-                     "playable": [], "choices": self.choices(state), "suggestions": []}
+                     "playable": [], "choices": self.choices(state), "suggestions": [],
+                     "hint": None}
             asked.update(self.person_view(state))
+            if asked["hint"] is None:
+                asked["hint"] = self.default_hint(asked)
         return {
             "game": self.game,
             "phase": "over" if over else self.phase(s),
@@ -198,8 +201,24 @@ class Table:
     def person_view(self, state) -> dict:
         """At the person's turn: ``prompt``, ``playable`` (the card ids to highlight),
         ``submit`` (the label of the button that plays the chosen cards, for a several-card
-        move), ``suggestions`` (whole legal moves as lists of card ids)."""
+        move), ``suggestions`` (whole legal card moves as lists of card ids, the Hint's first
+        first) and ``hint`` (the move the Hint suggests first, as the move request takes it:
+        ``{"cards": [ids]}`` or ``{"text": ...}``; by default :meth:`default_hint`)."""
         return {}
+
+    @staticmethod
+    def default_hint(asked: dict) -> dict | None:
+        """The first suggestion, else the first enabled button (a pass, a bid, done)."""
+        if asked["suggestions"]:
+            return {"cards": list(asked["suggestions"][0])}
+        texts = [c["text"] for c in asked["choices"] if c["enabled"]]
+        return {"text": texts[0]} if texts else None
+
+
+def joined(parts: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``: items in a sentence."""
+    parts = list(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else "".join(parts)
 
 
 def face(card_id: int, rank: str, suit: str = "", red: bool = False, joker: str = "") -> dict:

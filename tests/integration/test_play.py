@@ -147,7 +147,7 @@ def test_doudizhu_input_is_checked():
                                       "--seed", "4"]), lambda _: next(answers), out.append) is None
     text = "\n".join(out)
     assert "legal: " in text and "unknown rank character 'X'" in text
-    assert "is not a Dou Dizhu move" in text
+    assert "are not a Dou Dizhu move: a move is a single" in text  # 345, in card words
     assert "you lead: you cannot pass" in text
     assert "(you play alone: --partner is not used)" in text
 
@@ -253,3 +253,21 @@ def test_tractor_follow_of_two_tractors_is_reordered():
     nxt, order, why = table.feed(state, typed)
     assert why is None and sorted(order) == sorted(typed) and order != typed
     assert int(nxt.current_player) == 2 and int(nxt.num_in_trick) == 2
+
+
+def test_the_process_keeps_the_most_recently_used_players(monkeypatch):
+    """A server meets many words that differ only in a setting: it keeps ``KEPT`` players, the
+    most recently used, so their compiled programs do not pile up."""
+    from cardjax.core import Agent
+    from cardjax.play import players
+
+    monkeypatch.setattr(players, "KEPT", 3)
+    monkeypatch.setattr(players, "_PLAYERS", type(players._PLAYERS)())
+    env = cardjax.make("mini_doudizhu")
+    words = {f"w{i}": (lambda e, i=i: Agent(f"w{i}", lambda p, k, s: 0)) for i in range(5)}
+    first = players.load_player(env, "w0", words)
+    for i in (1, 2):
+        players.load_player(env, f"w{i}", words)
+    assert players.load_player(env, "w0", words) is first  # used again: kept
+    players.load_player(env, "w3", words)  # drops w1, the least recently used
+    assert [k[2] for k in players._PLAYERS] == ["w2", "w0", "w3"]

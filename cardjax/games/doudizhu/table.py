@@ -8,10 +8,13 @@ import numpy as np
 
 from cardjax.games.doudizhu import env as ddz
 from cardjax.games.doudizhu import moves as doudizhu_moves
-from cardjax.table.base import IllegalMove, Table, face
+from cardjax.table.base import IllegalMove, Table, face, joined
 from cardjax.table.text import grouped
 
 MAX_SUGGESTIONS = 60
+_RANK_NAMES = {"T": "10", "J": "jack", "Q": "queen", "K": "king", "A": "ace"}
+_JOKER_NAMES = {"B": "small joker", "R": "big joker"}
+_NUMBERS = {2: "two", 3: "three", 4: "four"}
 
 
 def tens(ranks: str) -> str:
@@ -23,7 +26,7 @@ def spoken(move: str) -> str:
     """A move as a page says it: ranks in groups, ``10`` for ``T``, the jokers by name."""
     if move in ("pass", "no bid") or move.startswith("bid "):
         return move
-    jokers = {"B": "black joker", "R": "red joker"}
+    jokers = _JOKER_NAMES
     groups = [" ".join(["10"] * len(g)) if g[0] == "T" else g
               for g in grouped("".join(c for c in move if c not in jokers)).split()
               if g != "(empty)"]
@@ -31,11 +34,35 @@ def spoken(move: str) -> str:
     return " ".join(groups + (["rocket"] if len(named) == 2 else named))
 
 
+def rank_words(ranks: str, counts) -> str:
+    """Cards of rank ``counts`` (over the rank characters ``ranks``) in words, high ranks first:
+    ``the small joker and a 3``, ``two 10s, a jack and an ace``."""
+    parts = []
+    for r in range(len(ranks) - 1, -1, -1):
+        n, c = int(counts[r]), ranks[r]
+        if not n:
+            continue
+        if c in _JOKER_NAMES:
+            parts.append("the " + _JOKER_NAMES[c])
+            continue
+        name = _RANK_NAMES.get(c, c)
+        if n == 1:
+            parts.append(("an " if name in ("ace", "8") else "a ") + name)
+        else:
+            parts.append(f"{_NUMBERS.get(n, n)} {name}s")
+    if parts[:2] == ["the big joker", "the small joker"]:
+        parts[:2] = ["the two jokers"]
+    return joined(parts)
+
+
 class DouDizhuTable(Table):
     """Dou Dizhu: one move a turn, typed as its ranks (``33344``, ``BR``, ``pass``) or chosen
     as cards; with the ``bidding`` option the auction comes first (``bid 2``, ``no bid``)."""
 
     game = "doudizhu"
+    title = "Dou Dizhu"
+    kinds = ("a single, a pair, a trio (alone or with a single or a pair), a straight of 5 or "
+             "more, 3 or more pairs in a row, a plane, a bomb, four with two, or the rocket")
     multi = True
     moves = doudizhu_moves
     ranks = doudizhu_moves.RANKS
@@ -173,8 +200,20 @@ class DouDizhuTable(Table):
         try:
             a = self.parse(text)
         except ValueError as e:
-            raise IllegalMove(str(e)) from None
+            counts = self.typed_counts(text)
+            if counts is None:  # not cards at all: the parser's words
+                raise IllegalMove(str(e)) from None
+            raise IllegalMove(self.not_a_move(counts)) from None
         return self.checked(state, a)
+
+    def typed_counts(self, text: str) -> np.ndarray | None:
+        """The rank counts of typed cards (``33 4``, ``10 10``), or None when they are not
+        cards."""
+        try:
+            return np.asarray(self.moves.hand_counts(
+                text.upper().replace("10", "T").replace(" ", "")), np.int32)
+        except ValueError:
+            return None
 
     def from_cards(self, state, chosen):
         if self.bidding(state):
@@ -186,16 +225,36 @@ class DouDizhuTable(Table):
             if not 0 <= int(r) < len(self.ranks):
                 raise IllegalMove(f"no card has id {r}")
             counts[int(r)] += 1
+        why = self.refusal(state, counts)
+        if why:
+            raise IllegalMove(why)
+        return [self.action_of_counts(counts)]
+
+    def refusal(self, state, counts) -> str | None:
+        """Why the cards of rank ``counts`` are not a move now, in card words (the page's
+        preview and a refused move say the same); None when they are a legal move."""
         held = self.hand_counts(state, int(state.current_player))
         if (counts > held).any():
             short = "".join(self.ranks[r] * int(counts[r] - held[r])
                             for r in np.flatnonzero(counts > held))
-            raise IllegalMove(f"you do not hold {grouped(short)}")
+            plain = "".join(c for c in short if c not in _JOKER_NAMES)
+            jokers = ["the " + _JOKER_NAMES[c] for c in short if c in _JOKER_NAMES]
+            return f"you do not hold {joined(([spoken(plain)] if plain else []) + jokers)}"
         try:
             a = self.action_of_counts(counts)
-        except ValueError as e:
-            raise IllegalMove(str(e)) from None
-        return self.checked(state, a)
+        except ValueError:  # no move of the game is made of these cards
+            return self.not_a_move(counts)
+        try:
+            self.checked(state, a)
+        except IllegalMove as e:
+            return str(e)
+        return None
+
+    def not_a_move(self, counts) -> str:
+        """The reason cards of rank ``counts`` that make no move of the game are refused."""
+        be = "is" if counts.sum() == 1 else "are"
+        return f"{rank_words(self.ranks, counts)} {be} not a {self.title} move: a move is " \
+               f"{self.kinds}"
 
     def checked(self, state, a: int) -> list[int]:
         legal = self.legal(state)
@@ -209,22 +268,27 @@ class DouDizhuTable(Table):
         if move == "pass":
             raise IllegalMove("you lead: you cannot pass")
         if move not in self.holdable(state):
-            raise IllegalMove(f"you do not hold {move}")
+            raise IllegalMove(f"you do not hold {spoken(move)}")
         beat = self.move_text(self.to_beat(state)[0])
-        raise IllegalMove(f"{move} does not beat {beat}",
+        raise IllegalMove(f"{spoken(move)} does not beat {spoken(beat)}",
                           legal=[self.move_text(x) for x in np.flatnonzero(legal)])
 
     def preview(self, state, chosen):
         if self.bidding(state):
             return {"playable": [], "ready": False}
+        if any(not 0 <= int(r) < len(self.ranks) for r in chosen):
+            return {"playable": [], "ready": False, "reason": "no card has such an id"}
         counts = np.bincount(np.asarray(chosen, np.int64), minlength=len(self.ranks))
         moves = self.card_moves(state)
         table = np.stack([self.move_counts(a) for a in moves]) if moves else \
             np.zeros((0, len(self.ranks)), np.int32)
         within = (table >= counts).all(axis=1)
         room = table[within] > counts  # moves holding the choice, and their ranks with room
-        return {"playable": [int(r) for r in np.flatnonzero(room.any(axis=0))],
-                "ready": bool(counts.sum() and (table == counts).all(axis=1).any())}
+        out = {"playable": [int(r) for r in np.flatnonzero(room.any(axis=0))],
+               "ready": bool(counts.sum() and (table == counts).all(axis=1).any())}
+        if counts.sum() and not within.any():  # no legal move holds them: say why now
+            out["reason"] = self.refusal(state, counts.astype(np.int32))
+        return out
 
     def choices(self, state):
         legal = self.legal(state)
@@ -291,13 +355,23 @@ class DouDizhuTable(Table):
         if self.bidding(state):
             bid, by = int(state.bid), int(state.bid_seat)
             now = f"the bid is {bid} ({self.names[by]})" if bid else "nobody has bid yet"
-            return {"prompt": f"Your bid: {now}", "multi": False}
+            return {"prompt": f"Your bid: {now}", "multi": False,
+                    "hint": {"text": self.bid_hint(state)}}
         beat, by = self.to_beat(state)
         prompt = ("Your lead: choose cards, then Play" if beat < 0 else
                   f"Beat {spoken(self.move_text(beat))} ({self.names[by]}) or pass")
         moves = self.card_moves(state)
         return {"prompt": prompt, "submit": "Play", "playable": self.preview(state, [])["playable"],
                 "suggestions": [self.move_ids(a) for a in moves[:MAX_SUGGESTIONS]]}
+
+    def bid_hint(self, state) -> str:
+        """The bid the rule player would make (what the hand is worth, above the bid), else
+        ``no bid``."""
+        from cardjax.games.doudizhu.rule import wanted_bid
+
+        want = int(wanted_bid(self.hand_counts(state, int(state.current_player))))
+        legal = self.legal(state)
+        return f"bid {want}" if want > int(state.bid) and legal[ddz.BID_PASS + want] else "no bid"
 
     def move_ids(self, action) -> list[int]:
         counts = self.move_counts(action)

@@ -191,13 +191,35 @@ class GongzhuTable(Table):
                 ["Transformer 10♣", holder(gz.C10)]]
 
     def person_view(self, state):
+        legal = self.legal_cards(state)
         if self.exposing(state):
             return {"prompt": "Expose Q♠, J♦, 10♣ or A♥ if you like (click it), then Done",
-                    "playable": self.legal_cards(state)}
+                    "playable": legal, "suggestions": [[c] for c in legal],
+                    "hint": {"text": "done"}}
         k = int(state.num_played) % 4
         if k == 0:
             prompt = "Your lead: click a card"
         else:
             led = int(state.trick[int(state.leader)]) // 13
             prompt = f"Your turn: follow {cards.SUIT_SYMBOLS[led]} if you can"
-        return {"prompt": prompt, "playable": self.legal_cards(state)}
+        return {"prompt": prompt, "playable": legal,
+                "suggestions": [[c] for c in self.hint_order(state, legal)]}
+
+    def hint_order(self, state, legal: list[int]) -> list[int]:
+        """The legal cards, the Hint's first: following, the highest card that stays under the
+        trick's best (else the lowest); discarding, the pig, then high hearts, then high cards;
+        leading, a low card, hearts and the pig last."""
+        rank = lambda c: c % 13  # noqa: E731
+        low_first = sorted(legal, key=lambda c: (rank(c), c))
+        trick = self.trick_cards(state)
+        if not trick:
+            risky = lambda c: (c == gz.SQ or c // 13 == 1, rank(c), c)  # noqa: E731
+            return sorted(legal, key=risky)
+        led = trick[0][1] // 13
+        if legal[0] // 13 == led and all(c // 13 == led for c in legal):
+            best = max(rank(c) for _, c in trick if c // 13 == led)
+            under = [c for c in low_first if rank(c) < best]
+            first = under[-1:] or low_first[:1]
+            return first + [c for c in low_first if c not in first]
+        dump = lambda c: (c != gz.SQ, c // 13 != 1, -rank(c), c)  # noqa: E731
+        return sorted(legal, key=dump)

@@ -14,6 +14,8 @@ class MiniTable(DouDizhuTable):
     """Mini Dou Di Zhu: two seats, one move string a turn; seat 0 leads."""
 
     game = "mini_doudizhu"
+    title = "Mini Dou Di Zhu"
+    kinds = "1 to 4 cards of one rank, or one joker"
     mini = mini_doudizhu
     ranks = mini_doudizhu.RANK_CHARS
     pass_action = mini_doudizhu.PASS
@@ -52,6 +54,12 @@ class MiniTable(DouDizhuTable):
             counts[self.mini.ACTION_RANK[action]] = self.mini.ACTION_COUNT[action]
         return counts
 
+    def typed_counts(self, text):
+        try:
+            return np.asarray(self.mini.parse_hand(text.replace(" ", "")), np.int32)
+        except ValueError:
+            return None
+
     def action_of_counts(self, counts):
         return self.mini.parse_action(self.mini.hand_str(counts))
 
@@ -81,8 +89,21 @@ class MiniTable(DouDizhuTable):
 
     def seat_view(self, s, seat, moves, show_hand):
         view = super().seat_view(s, seat, moves, show_hand)
-        view["badges"] = ["leads"] if seat == int(s.leader) else []
+        over = bool(s.terminated)
+        view["badges"] = ["leads"] if not over and seat == self.round_leader(s, moves) else []
         return view
+
+    def round_leader(self, s, moves) -> int:
+        """The seat that led the current round: the seat to play when it leads, else the seat
+        of the first move since the last pass (a pass hands the lead to the other seat)."""
+        if int(s.to_beat) < 0:
+            return int(s.current_player)
+        seat = int(s.leader)
+        for m in reversed(moves):
+            if m.actions[0] == self.pass_action:
+                break
+            seat = m.seat
+        return seat
 
     def centre(self, s, reveal):
         return None

@@ -5,32 +5,26 @@ state (states are immutable), so a refused move leaves the game as it was."""
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from cardjax.games.tractor import cards as tc
 from cardjax.games.tractor import helpers as tractor_helpers
 from cardjax.games.tractor import moves as tm
-from cardjax.games.tractor.table_web import TractorWebView
+from cardjax.games.tractor.table_web import (DECL_DJ, DECL_PAIR, DECL_SINGLE, DECL_XJ, DONE,
+                                              PASS, TractorWebView, decl_text)
 from cardjax.table.base import SEAT_NAMES, IllegalMove, Table
 from cardjax.table.text import listing
 
-DONE, PASS, DECL_SINGLE, DECL_PAIR, DECL_XJ, DECL_DJ = 54, 55, 56, 60, 64, 65  # tractor's actions
 _DECL_WORDS = {"S": 0, "H": 1, "D": 2, "C": 3, "♠": 0, "♥": 1, "♦": 2, "♣": 3}
 
 
-def decl_text(action: int) -> str:
-    """A declaration as the person types it: ``pass``, ``declare S``, ``declare S pair``,
-    ``declare XJ`` (a pair of small jokers), ``declare DJ``."""
-    a = int(action)
-    if a == PASS:
-        return "pass"
-    if a in (DECL_XJ, DECL_DJ):
-        return f"declare {'XJ' if a == DECL_XJ else 'DJ'}"
-    pair = a >= DECL_PAIR
-    suit = tm.SUITS[a - (DECL_PAIR if pair else DECL_SINGLE)]
-    return f"declare {suit}" + (" pair" if pair else "")
+def card_word(t: int) -> str:
+    """A card as a reason names it: ``10♠``, ``small joker``, ``big joker`` (not the typed
+    ``T♠``, ``XJ``, ``DJ``)."""
+    t = int(t)
+    if t >= 52:
+        return ("small joker", "big joker")[t - 52]
+    return tm.RANKS[t % 13].replace("T", "10") + tm.SUIT_SYMBOLS[t // 13]
 
 
 def decl_label(action: int, overturn: bool = False) -> str:
@@ -103,12 +97,23 @@ class TractorTable(TractorWebView, Table):
         tr = int(state.trump)
         return "no trump" if tr == tm.NT else tm.SUIT_SYMBOLS[tr]
 
-    def cards(self, state, counts) -> str:
-        """Card strings of ``counts`` by effective suit (trumps last), high cards first."""
+    def in_order(self, state, counts) -> list[int]:
+        """The card types of ``counts``, once per card, by effective suit (trumps last), high
+        cards first."""
         lv, tr = int(state.level), int(state.trump)
         eff, order = tm.EFF[lv, tr, :tm.NUM_TYPES], tm.ORD[lv, tr, :tm.NUM_TYPES]
-        text = tc.counts_str(np.asarray(counts), sort_key=lambda t: (eff[t], -order[t]))
-        return re.sub(r"T(?=[♠♥♦♣])", "10", text) if self.brief else text  # as cards show it
+        return sorted((t for t in range(tm.NUM_TYPES) for _ in range(int(counts[t]))),
+                      key=lambda t: (eff[t], -order[t]))
+
+    def cards(self, state, counts) -> str:
+        """Card strings of ``counts`` by effective suit (trumps last), high cards first: as a
+        page draws them (``10♠``, ``small joker``), or for the terminal as they are typed."""
+        name = card_word if self.brief else tc.type_str
+        return " ".join(name(t) for t in self.in_order(state, counts))
+
+    def words(self, state, counts) -> str:
+        """Cards of ``counts`` as a reason names them (``10♠ small joker``), in hand order."""
+        return " ".join(card_word(t) for t in self.in_order(state, counts))
 
     def hand_text(self, state, counts=None) -> str:
         """The person's cards by effective suit, trumps last, high cards first."""
@@ -168,7 +173,8 @@ class TractorTable(TractorWebView, Table):
         return None if found is None else [self.cards(sim, c) for c in found]
 
     def part(self, state, sim) -> np.ndarray:
-        """The cards of the move being built in ``sim`` since ``state``."""
+        """The cards of the move being built in ``sim`` since ``state`` (the terminal's "so
+        far")."""
         if int(state.phase) == tm.BURY:
             return np.asarray(state._hands[self.me]) - np.asarray(sim._hands[self.me])
         return np.asarray(sim.trick[self.me]) - np.asarray(state.trick[self.me])
@@ -179,10 +185,10 @@ class TractorTable(TractorWebView, Table):
         a message naming the first card that is not allowed; with ``hint``, the legal cards
         after it)."""
         sim = state
-        for t in types:
-            if self.move_done(state, sim):
-                return state, None, (f"too many cards: the move is complete with "
-                                     f"{self.cards(state, self.part(state, sim))}")
+        for i, t in enumerate(types):
+            if self.move_done(state, sim):  # (the trick may be over: name the cards given)
+                return state, None, ("too many cards: the move is complete with "
+                                     + " ".join(card_word(x) for x in types[:i]))
             if not self.legal(sim)[t]:
                 found = self.reorder(state, types)
                 if found is not None:  # the same cards in another order (units of a follow)
@@ -225,15 +231,15 @@ class TractorTable(TractorWebView, Table):
         so_far = np.asarray(sim.trick[seat]) if in_play else self.part_of(state, sim, seat)
         hand = np.asarray(sim._hands[seat]) - (so_far if in_play else 0)
         if hand[t] <= 0:
-            why = f"you do not hold {'another ' if so_far[t] else ''}{tc.type_str(t)}"
+            why = f"you do not hold {'another ' if so_far[t] else ''}{card_word(t)}"
         else:
-            after = self.cards(state, so_far)
-            why = f"{tc.type_str(t)} is not allowed" + (f" after {after}" if after else "")
+            after = self.words(state, so_far)
+            why = f"{card_word(t)} is not allowed" + (f" after {after}" if after else "")
             reason = self.rule_broken(sim, hand, t)
             if reason:
                 why += f" ({reason})"
-        typed = " ".join(tc.type_str(x) for x in types)
-        return f"{typed} is not played: {why}"
+        chosen = " ".join(card_word(x) for x in types)
+        return f"{chosen} is not played: {why}"
 
     def part_of(self, state, sim, seat) -> np.ndarray:
         return np.asarray(state._hands[seat]) - np.asarray(sim._hands[seat])
@@ -272,10 +278,9 @@ class TractorTable(TractorWebView, Table):
         lines = []
         phase, name = int(before.phase), self.name(seat)
         if phase == tm.DECLARE and actions[0] != PASS:
-            lines.append(f"{name}: {self.env.action_to_str(actions[0])}")
+            lines.append(f"{name}: {decl_label(actions[0]).lower()}")  # "declare ♥ pair"
         elif phase == tm.CHAODI and actions[0] != PASS:
-            lines.append(f"{name} overturns with "
-                         f"{self.env.action_to_str(actions[0])[len('declare '):]}"
+            lines.append(f"{name}: {decl_label(actions[0], True).lower()}"
                          f": trump {self.trump_text(after)}")
         elif phase == tm.BURY:
             lines.append(f"{name} buried 8 cards" + (
@@ -360,7 +365,8 @@ class TractorTable(TractorWebView, Table):
             except ValueError as e:
                 raise IllegalMove(str(e)) from None
             if not self.legal(state)[a]:
-                raise IllegalMove(f"{decl_text(a)} is not legal now",
+                said = decl_label(a, phase == tm.CHAODI).lower()
+                raise IllegalMove(f"you cannot {said} now",
                                   legal=["pass"] + [decl_text(x)
                                                     for x in sorted(self.declarations(state))])
             return [a]
@@ -392,7 +398,8 @@ class TractorTable(TractorWebView, Table):
         if int(state.num_in_trick) == 0:
             if self.legal(sim)[DONE]:
                 return order + [DONE]
-            raise IllegalMove("the lead cannot end here: " + self.legal_text(sim))
+            more = [card_word(t) for t in np.flatnonzero(self.legal(sim)[:tm.NUM_TYPES])]
+            raise IllegalMove("the lead cannot end here: add one of " + listing(more))
         raise IllegalMove(f"follow with {int(state.lead_n)} cards: you chose {n}")
 
     def preview(self, state, chosen):

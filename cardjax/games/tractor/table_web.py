@@ -10,9 +10,26 @@ import numpy as np
 from cardjax.games.tractor import moves as tm
 from cardjax.table.base import SEAT_NAMES, face
 
+DONE, PASS, DECL_SINGLE, DECL_PAIR, DECL_XJ, DECL_DJ = 54, 55, 56, 60, 64, 65  # tractor's actions
+
+
+def decl_text(action: int) -> str:
+    """A declaration as the person types it: ``pass``, ``declare S``, ``declare S pair``,
+    ``declare XJ`` (a pair of small jokers), ``declare DJ``."""
+    a = int(action)
+    if a == PASS:
+        return "pass"
+    if a in (DECL_XJ, DECL_DJ):
+        return f"declare {'XJ' if a == DECL_XJ else 'DJ'}"
+    pair = a >= DECL_PAIR
+    suit = tm.SUITS[a - (DECL_PAIR if pair else DECL_SINGLE)]
+    return f"declare {suit}" + (" pair" if pair else "")
+
+
 PHASES = {tm.DECLARE: "declare", tm.BURY: "bury", tm.CHAODI: "overturn", tm.PLAY: "play"}
 DISPLAY_SUITS = (0, 1, 3, 2)  # ♠ ♥ ♣ ♦: the colours alternate in a hand
 MAX_SUGGESTIONS = 24
+FOLLOW_BUDGET = 150  # env steps spent looking for follows (about 1 ms each on a CPU)
 
 
 def card_face(t: int, trump: bool = False) -> dict:
@@ -122,20 +139,103 @@ class TractorWebView:
     def person_view(self, state):
         phase = int(state.phase)
         if phase == tm.DECLARE:
-            return {"prompt": "You can declare trumps (or pass)", "multi": False}
-        if phase == tm.CHAODI:
+            return {"prompt": "You can declare trumps (or pass)", "multi": False,
+                    "hint": {"text": self.declare_hint(state)}}
+        if phase == tm.CHAODI:  # overturning means burying again: the Hint keeps the trump
             return {"prompt": f"You can overturn the trump ({self.trump_text(state)})",
-                    "multi": False}
+                    "multi": False, "hint": {"text": "pass"}}
         playable = [int(t) for t in np.flatnonzero(self.legal(state)[:tm.NUM_TYPES])]
         if phase == tm.BURY:
             return {"prompt": "Bury 8 cards: choose them, then Bury", "submit": "Bury",
-                    "playable": playable}
+                    "playable": playable, "suggestions": [self.bury_suggestion(state)]}
         if int(state.num_in_trick) == 0:
             return {"prompt": "Your lead: choose cards of one suit (a single, pair, tractor or "
-                              "a throw), then Play", "submit": "Play", "playable": playable}
+                              "a throw), then Play", "submit": "Play", "playable": playable,
+                    "suggestions": self.lead_suggestions(state)}
         n = int(state.lead_n)
-        found = self.follow_counts(state) or []
         return {"prompt": f"Follow with {n} card{'s' if n > 1 else ''}, then Play",
                 "submit": "Play", "playable": playable,
-                "suggestions": [[int(t) for t in range(tm.NUM_TYPES) for _ in range(int(c[t]))]
-                                for c in found[:MAX_SUGGESTIONS]]}
+                "suggestions": self.follow_suggestions(state)}
+
+    # -- the Hint's moves: each the cards of a whole move in an order the env takes them
+    def declare_hint(self, state) -> str:
+        """The declaration of the suit the hand holds most of (a pair before a single), else
+        pass."""
+        hand = np.asarray(state._hands[int(state.current_player)])
+
+        def worth(a):
+            if a >= DECL_XJ:
+                return (0, a)  # no trump: for a hand without a long suit
+            suit = (a - DECL_SINGLE) % 4
+            return (int(hand[13 * suit:13 * suit + 13].sum()), a >= DECL_PAIR)
+
+        options = sorted(self.declarations(state), key=worth)
+        return decl_text(options[-1]) if options else "pass"
+
+    def bury_suggestion(self, state) -> list[int]:
+        """8 cards to bury, chosen one at a time among those the env allows: plain cards
+        before trumps, cards without points first, low cards first."""
+        lv, tr = int(state.level), int(state.trump)
+        eff, order = tm.EFF[lv, tr, :tm.NUM_TYPES], tm.ORD[lv, tr, :tm.NUM_TYPES]
+        sim, chosen = state, []
+        while not self.move_done(state, sim):
+            legal = np.flatnonzero(self.legal(sim)[:tm.NUM_TYPES])
+            t = int(min(legal, key=lambda t: (eff[t] == tm.TRUMP, tm.POINTS[t] > 0,
+                                              order[t], t)))
+            chosen.append(t)
+            sim = self.step(sim, t)
+        return chosen
+
+    def lead_suggestions(self, state) -> list[list[int]]:
+        """Leads that never fail as a throw: the hand's tractors (longest first), its pairs,
+        then its singles, high cards first."""
+        hand = np.asarray(state._hands[int(state.current_player)])
+        lv, tr = int(state.level), int(state.trump)
+        eff, order = tm.EFF[lv, tr, :tm.NUM_TYPES], tm.ORD[lv, tr, :tm.NUM_TYPES]
+        legal = [int(t) for t in np.flatnonzero(self.legal(state)[:tm.NUM_TYPES])]
+        high = sorted(legal, key=lambda t: (-order[t], t))
+        pairs = [t for t in high if hand[t] >= 2]
+        tractors = []
+        for suit in sorted({int(eff[t]) for t in pairs}):
+            by_order = {}  # one pair a place (off-suit level cards share theirs)
+            for t in pairs:
+                if eff[t] == suit:
+                    by_order.setdefault(int(order[t]), t)
+            run = []
+            for o in sorted(by_order):
+                run = run + [by_order[o]] if run and order[run[-1]] == o - 1 else [by_order[o]]
+                if len(run) >= 2:
+                    tractors.append(list(run))
+        tractors.sort(key=lambda r: (-len(r), -order[r[-1]]))
+        moves = [[t for t in reversed(r) for _ in (0, 1)] for r in tractors]
+        moves += [[t, t] for t in pairs] + [[t] for t in high]
+        return moves[:MAX_SUGGESTIONS]
+
+    def follow_suggestions(self, state) -> list[list[int]]:
+        """Whole follows, found by walking the env's own masks from ``state`` (low cards
+        first), at least one; each in an order the env takes card by card."""
+        seat = int(state.current_player)
+        order = tm.ORD[int(state.level), int(state.trump), :tm.NUM_TYPES]
+        found, seen, done = [], set(), set()
+        steps = 0
+
+        def walk(sim, seq):
+            nonlocal steps
+            if self.move_done(state, sim):
+                if tuple(sorted(seq)) not in done:
+                    done.add(tuple(sorted(seq)))
+                    found.append(seq)
+                return
+            key = (np.asarray(sim.trick[seat]).tobytes(), np.asarray(sim.follow_base).tobytes())
+            if key in seen:  # the same cards so far in another order
+                return
+            seen.add(key)
+            legal = np.flatnonzero(self.legal(sim)[:tm.NUM_TYPES])
+            for t in sorted(legal, key=lambda t: (order[t], t)):
+                if len(found) >= MAX_SUGGESTIONS or (found and steps >= FOLLOW_BUDGET):
+                    return
+                steps += 1
+                walk(self.step(sim, int(t)), seq + [int(t)])
+
+        walk(state, [])
+        return found

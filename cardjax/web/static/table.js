@@ -8,9 +8,19 @@ const PHASES = {
   play: "Tricks", bidding: "Bidding", declare: "Dealing · declare trumps",
   bury: "Burying the kitty", overturn: "Overturning", expose: "Exposing", over: "Game over",
 };
+const TRICKLESS = ["doudizhu", "mini_doudizhu"]; // their play is rounds of plays, not tricks
+// how long the first table of a game takes to compile its env and default players on a laptop
+// (measured there: Gongzhu 73 s, Tractor 171 s; on a 3x faster machine Gongzhu 25 s, Dou Dizhu
+// 12 s, Mini Dou Di Zhu 5 s, Tractor 59 s); later tables reuse what was compiled
+const COMPILE = {
+  gongzhu: "about a minute", doudizhu: "about half a minute", mini_doudizhu: "about 15 seconds",
+  tractor: "about three minutes",
+};
+const NARROW = 640; // px: below this the table stacks and the cards shrink
 const S = {
   games: {}, id: null, view: null, at: null, timer: null, busy: false,
-  selected: [], preview: null, previewSeq: 0, hint: -1, message: null, position: null,
+  selected: [], preview: null, previewSeq: 0, hint: -1, hinted: null, message: null,
+  position: null, preparing: null,
 };
 
 // ------------------------------------------------------------------ the server
@@ -49,11 +59,17 @@ function cardEl(face, size) {
   if (face.red) c.classList.add("red");
   if (face.trump) c.classList.add("trump");
   if (face.joker) {
+    // told apart beyond colour: the big joker a filled star and JOKER, the small one a
+    // hollow star and joker, each with its size written under the star
+    const big = face.joker === "big";
     c.classList.add("joker", face.joker);
-    c.title = face.joker === "big" ? "big joker" : "small joker";
+    c.title = big ? "big joker" : "small joker";
     const corner = el("span", "corner");
-    corner.innerHTML = "J<br>O<br>K<br>E<br>R";
-    c.append(corner, el("span", "pip", "★"));
+    corner.append(el("span", "star", big ? "★" : "☆"));
+    for (const ch of big ? "JOKER" : "joker") corner.append(el("span", "l", ch));
+    const pip = el("span", "pip");
+    pip.append(el("span", "star", big ? "★" : "☆"), el("span", "size", big ? "BIG" : "small"));
+    c.append(corner, pip);
     return c;
   }
   const corner = el("span", "corner");
@@ -193,6 +209,7 @@ function openTable(id, view) {
   S.at = null;
   S.view = null;
   S.position = null;
+  S.preparing = null;
   history.replaceState(null, "", "#table=" + id);
   document.body.dataset.screen = "table";
   $("#lobby").hidden = true;
@@ -272,6 +289,7 @@ function show(view) {
     S.selected = [];
     S.preview = null;
     S.hint = -1;
+    S.hinted = null;
     if (S.message && S.message.kind !== "error") setMessage(null);
   }
   S.view = view;
@@ -282,7 +300,8 @@ function show(view) {
   document.body.dataset.turn = view.person ? "you" : view.over ? "over" : "wait";
   document.body.dataset.ready = view.ready ? "1" : "0";
   document.body.dataset.moves = String(view.moves);
-  $("#phase").textContent = PHASES[view.phase] || view.phase;
+  $("#phase").textContent = view.phase === "play" && TRICKLESS.includes(view.game)
+    ? "Plays" : PHASES[view.phase] || view.phase;
   drawInfo(view);
   drawSeats(view);
   drawCentre(view);
@@ -290,13 +309,28 @@ function show(view) {
   drawReview(view);
   drawResult(view);
   drawLog(view);
-  const banner = $("#banner");
-  banner.hidden = view.ready && !view.error;
-  banner.className = view.error ? "error" : "";
-  banner.textContent = view.error || "Preparing the table (compiling, one time)…";
+  drawBanner(view, info);
   const download = $("#download");
   download.hidden = !view.over;
   download.href = `/api/tables/${view.id}/record`;
+}
+
+function drawBanner(view, info) {
+  // a row of its own above the seats (it covers no name); while the players compile it says
+  // what is happening, how long it takes and how long it has taken
+  const banner = $("#banner");
+  banner.hidden = view.ready && !view.error;
+  banner.className = view.error ? "error" : "";
+  if (view.error) {
+    banner.textContent = view.error;
+  } else if (!view.ready) {
+    S.preparing = S.preparing || Date.now();
+    const waited = Math.round((Date.now() - S.preparing) / 1000);
+    const title = info.title || view.game;
+    banner.textContent = `Preparing the players: the first table of ${title} compiles them `
+      + `(${COMPILE[view.game] || "a minute or more"} on a laptop; later tables start at once)`
+      + ` · ${waited} s`;
+  }
 }
 
 function drawInfo(view) {
@@ -328,13 +362,14 @@ function drawSeats(view) {
   view.seats.forEach((s, seat) => {
     if (pos[seat] === "bottom") return;
     const box = document.querySelector(`.seat-box[data-pos="${pos[seat]}"]`);
-    if (view.turn === seat && S.at === null) box.classList.add("turn");
+    const live = view.turn === seat && S.at === null && view.ready;
+    if (live) box.classList.add("turn");
     seatHeader(view, seat, box);
     const status = el("div", "status");
     if (view.thinking === seat) {
       status.textContent = "thinking";
       status.classList.add("thinking");
-    } else if (view.turn === seat && S.at === null) {
+    } else if (live) {
       status.textContent = "to play";
     }
     box.append(status);
@@ -404,29 +439,52 @@ function drawMe(view) {
   if (person) prompt = person.prompt;
   else if (S.at !== null) prompt = `Move ${view.at} of ${view.moves}`;
   else if (view.over) prompt = "The game is over";
+  else if (!view.ready && !view.error) prompt = "Preparing the players…";
   else if (view.watch) prompt = "Watching";
   else if (view.turn !== null) prompt = `${view.seats[view.turn].name.replace(" (you)", "")} to play`;
   $("#prompt").textContent = prompt;
   if (S.message) setMessage(S.message.text, S.message.kind);
 
+  const faces = myFaces(view);
+  drawHand(view, person, faces);
+  drawActions(person, faces);
+}
+
+// The hand in rows: each card shows at least its corner (rank and suit, "10" whole); a hand too
+// long for one row wraps, the rows overlapping below the corners.
+function drawHand(view, person, faces) {
   const hand = $("#hand");
   hand.replaceChildren();
   const cardMove = person && (person.playable.length || person.submit);
-  hand.className = "hand" + (cardMove ? " asking" : "") + (view.watch || S.at !== null ? " watching" : "");
-  const faces = myFaces(view);
+  hand.className = "hand" + (cardMove ? " asking" : "")
+    + (view.watch || S.at !== null ? " watching" : "");
   const playable = new Set(person ? (S.preview ? S.preview.playable : person.playable) : []);
-  const width = hand.clientWidth || 900;
-  const w = 74;
-  const step = faces.length > 1 ? Math.min(w + 6, (width - 30 - w) / (faces.length - 1)) : 0;
+  const w = window.innerWidth < NARROW ? 52 : 74;
+  hand.style.setProperty("--w", `${w}px`); // the rows' overlap
+  const room = Math.max(w, (hand.clientWidth || 900) - 24);
+  const shown = Math.ceil(w * 0.46); // the corner's width, "10" included
+  const perRow = Math.max(1, Math.floor((room - w) / shown) + 1);
+  const rows = Math.max(1, Math.ceil(faces.length / perRow));
+  const inRow = Math.ceil(faces.length / rows);
+  const step = inRow > 1 ? Math.min(w + 6, (room - w) / (inRow - 1)) : 0;
+  let row = null;
   faces.forEach((f, i) => {
+    if (i % inRow === 0) {
+      row = el("div", "hand-row");
+      hand.append(row);
+    }
     const c = cardEl(f);
-    if (i) c.style.marginLeft = `${Math.round(step - w)}px`;
+    c.style.setProperty("--w", `${w}px`);
+    if (i % inRow) c.style.marginLeft = `${Math.floor(step - w)}px`;
     if (S.selected.includes(i)) c.classList.add("selected");
     else if (playable.has(f.id)) c.classList.add("playable");
+    if (S.hinted && S.hinted.card === i) c.classList.add("hinted");
     c.addEventListener("click", () => clickCard(i));
-    hand.append(c);
+    row.append(c);
   });
+}
 
+function drawActions(person, faces) {
   const actions = $("#actions");
   actions.replaceChildren();
   if (!person) return;
@@ -435,29 +493,35 @@ function drawMe(view) {
     b.type = "button";
     b.disabled = !choice.enabled;
     b.dataset.move = choice.text;
+    if (S.hinted && S.hinted.text === choice.text) b.classList.add("hinted");
     b.addEventListener("click", () => sendMove({ text: choice.text }));
     actions.append(b);
   }
+  if (hintMoves(person).length) {
+    const hint = el("button", null, "Hint");
+    hint.type = "button";
+    hint.id = "hint";
+    hint.title = "a legal move (again: another one)";
+    hint.addEventListener("click", nextHint);
+    actions.append(hint);
+  }
   if (person.multi) {
-    if (person.suggestions.length) {
-      const hint = el("button", null, "Hint");
-      hint.type = "button";
-      hint.id = "hint";
-      hint.addEventListener("click", nextHint);
-      actions.append(hint);
-    }
     const clear = el("button", null, "Clear");
     clear.type = "button";
     clear.disabled = !S.selected.length;
-    clear.addEventListener("click", () => { S.selected = []; S.preview = null; setMessage(null); drawMe(S.view); });
+    clear.addEventListener("click", () => {
+      S.selected = []; S.preview = null; setMessage(null); drawMe(S.view);
+    });
     actions.append(clear);
   }
   if (person.submit) {
     const submit = el("button", "primary", person.submit);
     submit.type = "button";
     submit.id = "submit";
-    submit.disabled = !S.selected.length;
-    if (S.preview && S.preview.ready) submit.classList.add("ready");
+    // playable only once the server's preview says the chosen cards make a legal move
+    const ready = !!(S.preview && S.preview.ready && S.selected.length);
+    submit.disabled = !ready;
+    if (ready) submit.classList.add("ready");
     submit.addEventListener("click", () => sendMove({ cards: S.selected.map((i) => faces[i].id) }));
     actions.append(submit);
   }
@@ -474,6 +538,7 @@ async function clickCard(index) {
   const at = S.selected.indexOf(index);
   if (at >= 0) S.selected.splice(at, 1);
   else S.selected.push(index);
+  S.hinted = null;
   await updatePreview();
 }
 
@@ -487,25 +552,67 @@ async function updatePreview() {
     drawMe(S.view);
     return;
   }
+  S.preview = null;
+  const submit = $("#submit");
+  if (submit) { // Play waits for this selection's answer
+    submit.disabled = true;
+    submit.classList.remove("ready");
+  }
   try {
     const p = await api("POST", `/api/tables/${S.id}/preview`, { cards: ids });
     if (seq !== S.previewSeq) return;
     S.preview = p;
-    setMessage(p.reason || null, p.reason ? "info" : null);
+    if (p.reason) setMessage(p.reason, "warn"); // why these cards cannot be played, before Play
+    else if (!p.ready) setMessage("Not a whole move yet: add cards (the outlined ones fit)",
+      "info");
+    else setMessage(null);
   } catch (e) {
     setMessage(e.message, "error");
   }
   drawMe(S.view);
 }
 
+// The Hint's moves: the server's first suggestion (cards, or a button such as pass or a bid),
+// then its other card moves; each press shows the next.
+function hintMoves(person) {
+  const list = [];
+  const seen = new Set();
+  const add = (m) => {
+    const key = m && JSON.stringify(m);
+    if (m && !seen.has(key)) { seen.add(key); list.push(m); }
+  };
+  add(person.hint);
+  for (const ids of person.suggestions || []) add({ cards: ids });
+  return list;
+}
+
 function nextHint() {
   const person = S.view.person;
-  const list = person.suggestions;
+  const list = hintMoves(person);
+  if (!list.length) return;
   S.hint = (S.hint + 1) % list.length;
+  const move = list[S.hint];
   const faces = myFaces(S.view);
+  S.hinted = null;
+  if (move.text !== undefined) { // a button: it glows
+    const choice = person.choices.find((c) => c.text === move.text);
+    S.selected = [];
+    S.preview = null;
+    S.hinted = { text: move.text };
+    setMessage(`Hint: ${choice ? choice.label : move.text}`, "info");
+    drawMe(S.view);
+    return;
+  }
+  if (!person.multi || !person.submit) { // one card a move: it glows, a click plays it
+    const index = faces.findIndex((f) => f.id === move.cards[0]);
+    S.hinted = { card: index };
+    setMessage(`Hint: ${faces[index] ? faces[index].rank + faces[index].suit : "a card"}`, "info");
+    drawMe(S.view);
+    return;
+  }
   const free = faces.map((_, i) => i);
   S.selected = [];
-  for (const id of list[S.hint]) {
+  for (const id of move.cards) {
     const k = free.findIndex((i) => faces[i].id === id);
     if (k >= 0) S.selected.push(free.splice(k, 1)[0]);
   }
