@@ -99,10 +99,22 @@ def use_compile_cache() -> None:
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)  # JAX's own: 1 s
 
 
+def quiet_logs() -> None:
+    """Keep library chatter out of a command's progress bars: XLA's C++ log below FATAL (its
+    "Very slow compile?" alarm; a compile that fails still raises in Python) and absl's Python
+    warnings (orbax's notes on each checkpoint).  A ``TF_CPP_MIN_LOG_LEVEL`` the user set wins."""
+    import logging
+
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    logging.getLogger("absl").setLevel(logging.ERROR)
+
+
 def run_command(main: Callable) -> None:
-    """Run a command's ``main()`` with the compilation cache (:func:`use_compile_cache`): an
-    error it raises as ``SystemExit("error: ...")`` is printed as its one line and the command
-    exits with status 2, as argparse does for a bad flag."""
+    """Run a command's ``main()`` with the compilation cache (:func:`use_compile_cache`) and
+    quiet logs (:func:`quiet_logs`): an error it raises as ``SystemExit("error: ...")`` is
+    printed as its one line and the command exits with status 2, as argparse does for a bad
+    flag."""
+    quiet_logs()
     use_compile_cache()
     try:
         main()

@@ -1,4 +1,5 @@
-"""The compiled programs a process keeps, and freeing them before the kernel's map limit.
+"""The compiled programs a process keeps, freeing them before the kernel's map limit, and
+saying so before a long compile (:func:`compiling`).
 
 On CPU, XLA loads every kernel of a compiled program as its own object, mapped in about three
 regions of memory; a Tractor arena program has about a thousand kernels.  Linux caps the regions
@@ -16,8 +17,13 @@ cache) when next used.
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import json
+import os
+import sys
 import threading
+import time
 
 import jax
 
@@ -27,8 +33,8 @@ MAX_MAP_COUNT = "/proc/sys/vm/max_map_count"
 _KEPT: list[dict] = []
 
 
-def keep(cache: dict) -> dict:
-    """Register ``cache`` (a dict whose values hold compiled programs) to be emptied by
+def keep(cache):
+    """Register ``cache`` (a dict or set holding compiled programs) to be emptied by
     :func:`release`; returns it."""
     _KEPT.append(cache)
     return cache
@@ -71,3 +77,61 @@ def guard(share: float = 0.5) -> bool:
         return False
     release()
     return True
+
+
+LONG = 5.0  # seconds: a compile announced before it starts
+_TIMES = "compile_times.json"
+
+
+def _times_path() -> str | None:
+    from cardjax.cli import compile_cache_dir
+
+    cache = jax.config.jax_compilation_cache_dir or compile_cache_dir()
+    return None if not cache else os.path.join(cache, _TIMES)
+
+
+def _read_times() -> dict:
+    path = _times_path()
+    try:
+        with open(path) as f:
+            times = json.load(f)
+        return times if isinstance(times, dict) else {}
+    except (TypeError, OSError, ValueError):
+        return {}
+
+
+def _record_time(what: str, seconds: float) -> None:
+    path = _times_path()
+    if path is None:
+        return
+    times = _read_times()
+    times[what] = round(seconds, 1)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.tmp{os.getpid()}"
+        with open(tmp, "w") as f:
+            json.dump(times, f)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # an unwritable cache only costs the estimate
+
+
+@contextlib.contextmanager
+def compiling(what: str, show: bool = True):
+    """Around a compile that may be long: before it, ``compiling WHAT (about N s last time)...``
+    on stderr (or ``(the first time can take minutes)`` when it never ran here), unless it took
+    under :data:`LONG` seconds the last time; after it, how long it took.  The times are kept
+    beside the persistent compilation cache, so a compile the cache now serves is not
+    announced again."""
+    last = _read_times().get(what)
+    loud = show and (last is None or last >= LONG)
+    if loud:
+        hint = ("the first time here can take minutes" if last is None
+                else f"about {last:.0f} s last time")
+        print(f"compiling {what} ({hint})...", file=sys.stderr, flush=True)
+    t0 = time.perf_counter()
+    yield
+    seconds = time.perf_counter() - t0
+    _record_time(what, seconds)
+    if loud or (show and seconds >= LONG):
+        print(f"compiled {what} in {seconds:.1f} s", file=sys.stderr, flush=True)

@@ -55,6 +55,7 @@ def duplicate_states(env, keys) -> Duplicates:
 
 
 _PLAY_CACHE: dict = programs.keep({})
+_COMPILED = programs.keep(set())  # (play, batch) compiled in this process, announced once
 
 
 def make_play(env, a: Agent, b: Agent, outcome: Callable | None = None):
@@ -207,19 +208,24 @@ def duplicate_match(env, a: Agent, b: Agent, deals: int, seed: int = 0, batch: i
     play = make_play(env, a, b, plan.outcome)
     scores = []  # [games, n] per chunk
     outcomes = []  # per chunk: the scheme's outcome arrays, [games, n] each
-    bar = tqdm(total=deals, desc=f"{a.name} vs {b.name}", unit="deal", file=sys.stderr,
-               disable=not progress or compile_only)
+    bar = None  # made after the first compile, which says so on its own line
     for start in range(0, deals, batch):
         keys = keys_of_deals[start:start + batch]
         n = keys.shape[0]
         if n < batch:  # pad to the compiled batch size; the padding is dropped below
             keys = jnp.concatenate([keys, keys_of_deals[:batch - n]])
         dup = duplicate_states(env, keys)
-        if compile_only:
-            play.lower(dup.states, dup.a_seats, jax.random.fold_in(play_key, start), a.params,
-                       b.params).compile()
-            bar.close()
-            return None
+        if compile_only or (progress and (play, batch) not in _COMPILED):
+            what = f"the {env.name} match {a.name} vs {b.name} ({batch} deals at a time)"
+            with programs.compiling(what, show=progress and not compile_only):
+                play.lower(dup.states, dup.a_seats, jax.random.fold_in(play_key, start),
+                           a.params, b.params).compile()
+            _COMPILED.add((play, batch))
+            if compile_only:
+                return None
+        if bar is None:
+            bar = tqdm(total=deals, desc=f"{a.name} vs {b.name}", unit="deal", file=sys.stderr,
+                       disable=not progress)
         total = play(dup.states, dup.a_seats, jax.random.fold_in(play_key, start), a.params,
                      b.params)
         if plan.outcome is not None:
