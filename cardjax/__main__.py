@@ -1,5 +1,5 @@
-"""``python -m cardjax``: the ``cardjax`` command (:mod:`cardjax.commands`)."""
+"""``python -m cardjax``: the ``cardjax`` command (:mod:`cardjax.commands.main`)."""
 
-from cardjax.commands import main
+from cardjax.commands.main import main
 
 main()

@@ -135,3 +135,19 @@ def compiling(what: str, show: bool = True):
     _record_time(what, seconds)
     if loud or (show and seconds >= LONG):
         print(f"compiled {what} in {seconds:.1f} s", file=sys.stderr, flush=True)
+
+
+def compile_cost(fn, *args) -> dict:
+    """What compiling ``jax.jit(fn)`` for ``args`` costs with nothing cached: ``seconds`` (trace,
+    lower and compile; the persistent cache switched off, and a new function object so that no
+    in-memory cache of JAX's serves it, without clearing the process's other programs) and
+    ``hlo_kb``, the size of the optimized program's text (a measure of its graph)."""
+    cache = jax.config.jax_enable_compilation_cache
+    jax.config.update("jax_enable_compilation_cache", False)
+    try:
+        t0 = time.perf_counter()
+        compiled = jax.jit(lambda *a: fn(*a)).lower(*args).compile()
+        seconds = time.perf_counter() - t0
+    finally:
+        jax.config.update("jax_enable_compilation_cache", cache)
+    return {"seconds": round(seconds, 2), "hlo_kb": round(len(compiled.as_text()) / 1024, 1)}

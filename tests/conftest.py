@@ -103,17 +103,6 @@ def sha16(arrays) -> str:
     return h.hexdigest()[:16]
 
 
-def load_script(path: str):
-    """A command-line script (``"scripts/arena.py"``, ``"experiments/douzero.py"``) as a module,
-    loaded by file path under a private name, so it cannot shadow an installed package."""
-    file = ROOT / path
-    name = "cardjax_script_" + file.parent.name + "_" + file.stem
-    spec = importlib.util.spec_from_file_location(name, file)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def run_on_cpu_devices(code: str, devices: int) -> str:
     """Run ``code`` in a fresh Python process with ``devices`` forced CPU devices (JAX fixes
     the device count at start-up); fail with its stderr unless it exits 0; return its stdout."""

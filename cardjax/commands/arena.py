@@ -1,9 +1,8 @@
-#!/usr/bin/env python
 """Duplicate match between two agents.
 
-    python scripts/arena.py --game gongzhu --a greed --b random --deals 256 --seed 11 --json
-    python scripts/arena.py --game doudizhu --a rule --b random --deals 500 --seed 3 --json
-    python scripts/arena.py --game tractor --a rule --b random --deals 64 --json
+    cardjax arena --game gongzhu --a greed --b random --deals 256 --seed 11 --json
+    cardjax arena --game doudizhu --a rule --b random --deals 500 --seed 3 --json
+    cardjax arena --game tractor --a rule --b random --deals 64 --json
 
 Every deal is played in each game of the game's duplicate scheme (``cardjax.eval.arena``):
 Gongzhu and Mini Dou Di Zhu in each seat rotation, A at team 0's seats (each side holds each hand;
@@ -16,21 +15,21 @@ figures: WPG against Mr Greed (Gongzhu), landlord win rates and ADP (Dou Dizhu),
 hand).  ``--json`` prints one JSON object (at least ``mean``, ``stderr``, ``games``, ``deals``,
 ``seed``); a progress bar goes to stderr.  An agent is a baseline registered for the game
 (``cardjax.agents``) or, for Gongzhu, a ScrofaZero training run directory
-(``experiments/scrofazero.py --out DIR``): its newest checkpoint plays under hidden information
+(``cardjax train scrofazero --out DIR``): its newest checkpoint plays under hidden information
 (``--worlds``, ``--sampling``, ``--iec``, ``--play_b``).  The search players ``cheat_uct``,
 ``det_uct`` and ``ismcts`` take their settings after a colon:
 
-    python scripts/arena.py --game doudizhu --a ismcts:iterations=2000 --b det_uct:trees=10,iterations=200
+    cardjax arena --game doudizhu --a ismcts:iterations=2000 --b det_uct:trees=10,iterations=200
 
-    python scripts/arena.py --a runs/scrofazero --b greed --deals 128
-    python scripts/arena.py --a runs/scrofazero --b greed --sampling uniform --no-iec
+    cardjax arena --a runs/scrofazero --b greed --deals 128
+    cardjax arena --a runs/scrofazero --b greed --sampling uniform --no-iec
 
 ``--round-robin greed if random`` (at least 2 players, no --a or --b) plays every pair on the
 same deals and prints the matrix of mean scores and the ScrofaZero paper's intransitivity ε
 (``cardjax.eval.round_robin``; ``--json`` for one JSON object, ``--png PATH`` for a heat map):
 
-    python scripts/arena.py --game gongzhu --round-robin greed if random --deals 128 --png rr.png
-    python scripts/arena.py --game doudizhu --round-robin rule det_uct:trees=10 ismcts:iterations=2000
+    cardjax arena --game gongzhu --round-robin greed if random --deals 128 --png rr.png
+    cardjax arena --game doudizhu --round-robin rule det_uct:trees=10 ismcts:iterations=2000
 """
 
 from __future__ import annotations
@@ -41,13 +40,9 @@ import os
 import sys
 
 import cardjax
-from cardjax import agents
-from cardjax.cli import positive_int, run_command
+from cardjax import agents, registry
+from cardjax.cli import positive_int
 from cardjax.eval import arena, round_robin
-
-
-# Preferred default agent A per game, first registered one wins.
-DEFAULT_A = {"gongzhu": ("greed",), "doudizhu": ("rule",), "tractor": ("rule",)}
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -56,7 +51,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--a", default=None,
                         help="agent A (a baseline name or a run directory; default: the game's "
                         "strongest baseline, greed for Gongzhu, rule for Dou Dizhu and "
-                        "Tractor, else random)")
+                        "Tractor, random for Mini Dou Di Zhu)")
     parser.add_argument("--b", default=None,
                         help="agent B (a baseline name or run directory; default: random)")
     parser.add_argument("--bidding", action="store_true",
@@ -89,7 +84,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     if args.b is None:
         args.b = "random"
     if args.a is None:
-        args.a = next((n for n in DEFAULT_A.get(args.game, ()) if n in names), "random")
+        strongest = registry.spec(args.game).default_opponent  # the game card's
+        args.a = strongest if strongest in names else "random"
     for side in ("a", "b"):
         check_spec(parser, f"--{side}", getattr(args, side), names, args.game)
     return args
@@ -199,7 +195,3 @@ def play_round_robin(args, env, agent) -> dict:
     print(json.dumps(result) if args.json else round_robin.to_table(rr))
     sys.stdout.flush()
     return result
-
-
-if __name__ == "__main__":
-    run_command(main)

@@ -1,12 +1,11 @@
-#!/usr/bin/env python
 """Play games with chosen players and store them as a corpus (``docs/corpus.md``).
 
-    python scripts/make_corpus.py --game gongzhu --players greed --games 20000 --out corpora/greed
-    python scripts/make_corpus.py --game gongzhu --players greed if greed if --games 20000 --out DIR
-    python scripts/make_corpus.py --game doudizhu --players rule --games 50000 --out corpora/ddz
-    python scripts/make_corpus.py --game tractor --players rule runs/shengji rule runs/shengji ...
-    python scripts/make_corpus.py --out corpora/greed --games 40000 --resume   # continue, or extend
-    python scripts/make_corpus.py --records games.txt more.txt --out corpora/records  # Dou Dizhu
+    cardjax corpus --game gongzhu --players greed --games 20000 --out corpora/greed
+    cardjax corpus --game gongzhu --players greed if greed if --games 20000 --out DIR
+    cardjax corpus --game doudizhu --players rule --games 50000 --out corpora/ddz
+    cardjax corpus --game tractor --players rule runs/shengji rule runs/shengji ...
+    cardjax corpus --out corpora/greed --games 40000 --resume   # continue, or extend
+    cardjax corpus --records games.txt more.txt --out corpora/records  # Dou Dizhu
 
 ``--players``: one player for every seat, or one per seat (seat order), each a baseline name (with
 settings after a colon, e.g. ``ismcts:iterations=300``) or a training run directory.  Games are
@@ -31,13 +30,9 @@ import time
 import numpy as np
 from tqdm import tqdm
 
-try:
-    import cardjax
-except ImportError:  # pragma: no cover - the repo is not installed
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    import cardjax
-from cardjax import agents, corpus
-from cardjax.cli import positive_int, run_command
+import cardjax
+from cardjax import agents, corpus, registry
+from cardjax.cli import positive_int
 
 
 def parse_args(argv=None):
@@ -62,10 +57,6 @@ def parse_args(argv=None):
     return p.parse_args(argv)
 
 
-def _default_player(game: str) -> str:
-    return {"gongzhu": "greed", "doudizhu": "rule", "tractor": "rule"}.get(game, "random")
-
-
 def main(argv=None) -> dict:
     args = parse_args(argv)
     if args.records is not None or (args.resume and _has_records(args.out)):
@@ -88,7 +79,7 @@ def main(argv=None) -> dict:
     else:
         game = args.game or "gongzhu"
         env = cardjax.make(game)
-        specs = args.players or [_default_player(game)]
+        specs = args.players or [registry.spec(game).default_opponent]
         seed = 0 if args.seed is None else args.seed
     if len(specs) not in (1, env.num_players):
         raise SystemExit(f"error: --players: one player or {env.num_players} (one per seat) for "
@@ -221,7 +212,3 @@ def _agent(env, spec: str):
         return agents.load(env, spec)
     except ValueError as e:
         raise SystemExit(f"error: --players: {e}") from None
-
-
-if __name__ == "__main__":
-    run_command(main)

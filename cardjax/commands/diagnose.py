@@ -1,10 +1,9 @@
-#!/usr/bin/env python
 """Where a Tractor player is weak: its leads and last-seat follows, and its phases mixed with the
 rule player's.
 
-    python scripts/tractor_diagnostics.py runs/shengji --deals 64 --json diag.json
+    cardjax diagnose runs/shengji --deals 64 --json diag.json
 
-PLAYER is a training run directory (``experiments/shengji.py --out``) or a baseline (``rule``,
+PLAYER is a training run directory (``cardjax train shengji --out``) or a baseline (``rule``,
 ``random``).  First its play against random (:func:`cardjax.games.tractor.diagnostics.play_stats`):
 cards per lead, the share of leads that are failed throws, and, as the last seat to follow a
 one-card lead where its card changes the points its team takes in the trick, how often it takes
@@ -24,7 +23,7 @@ import json
 
 import cardjax
 from cardjax import agents
-from cardjax.cli import positive_int, run_command
+from cardjax.cli import positive_int
 from cardjax.eval import arena
 from cardjax.games.tractor import metrics as tractor_metrics
 from cardjax.games.tractor.diagnostics import follow_mix, phase_mix, play_stats
@@ -86,7 +85,3 @@ def main(argv=None) -> dict:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=1)
     return result
-
-
-if __name__ == "__main__":
-    run_command(main)

@@ -1,15 +1,14 @@
-#!/usr/bin/env python
 """Ship a trained player in the package: write a run's (or an artifact's) networks as a
 pretrained player.
 
-    python scripts/export_player.py --run runs/douzero --name doudizhu-pretrained \
-        --command "python experiments/douzero.py --num_envs 64 --iterations 2400 --out runs/douzero" \
+    cardjax export --run runs/douzero --name doudizhu-pretrained \
+        --command "cardjax train douzero --num_envs 64 --iterations 2400 --out runs/douzero" \
         --device "2-core CPU" --bids strength=-4
 
 writes the artifact ``cardjax/agents/pretrained/NAME/`` (``player.json``: kind, network config,
 the command that trained it, device, date, parent, bid module; ``params.msgpack``;
 :mod:`cardjax.artifact`), which ``cardjax.agents.get(env, NAME)`` loads.  ``--run``: a DMC
-(``experiments/douzero.py``, ``shengji.py``, ``gongzhu_dmc.py``) or ScrofaZero run directory (its
+(``cardjax train douzero``, ``shengji``, ``gongzhu_dmc``) or ScrofaZero run directory (its
 newest checkpoint), or an artifact directory (a run's ``player/``).  ``--command`` / ``--device``
 default to what the artifact records.  ``--bids strength=C``: at a Dou Dizhu table with an
 auction, bid by hand strength with cutoff C (default: the rule player's bids).
@@ -24,7 +23,6 @@ import os
 import cardjax
 from cardjax import artifact
 from cardjax.agents import pretrained
-from cardjax.cli import run_command
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -45,7 +43,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--directory", default=pretrained.DIRECTORY,
                    help="where to write it, as DIRECTORY/NAME (default: the package's players); "
                    "a player exported elsewhere is loaded by naming DIRECTORY/NAME, e.g. "
-                   "scripts/arena.py --a DIR/NAME")
+                   "cardjax arena --a DIR/NAME")
     args = p.parse_args(argv)
     if not os.path.isdir(args.run):
         p.error(f"--run: no directory {args.run!r}")
@@ -76,7 +74,3 @@ def main(argv=None) -> dict:
                              directory=args.directory)
     print(json.dumps({k: v for k, v in meta.items() if k != "network"}, indent=1))
     return meta
-
-
-if __name__ == "__main__":
-    run_command(main)

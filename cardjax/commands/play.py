@@ -1,11 +1,10 @@
-#!/usr/bin/env python
 """Play a card game in the terminal against agents: Gongzhu, Dou Dizhu, Mini Dou Di Zhu, Tractor.
 
-    python scripts/play.py                          # Gongzhu: you at seat 0, Mr Greed elsewhere
-    python scripts/play.py --partner if --opponents runs/scrofazero --seed 7
-    python scripts/play.py --game doudizhu --seat 1 # a peasant; the rule player elsewhere
-    python scripts/play.py --game mini_doudizhu
-    python scripts/play.py --game tractor --seed 3  # Tractor against the rule player
+    cardjax play                          # Gongzhu: you at seat 0, Mr Greed elsewhere
+    cardjax play --partner if --opponents runs/scrofazero --seed 7
+    cardjax play --game doudizhu --seat 1 # a peasant; the rule player elsewhere
+    cardjax play --game mini_doudizhu
+    cardjax play --game tractor --seed 3  # Tractor against the rule player
 
 You hold seat ``--seat`` (0-3 in Gongzhu and Tractor, 0-2 in Dou Dizhu where seat 0 is the
 landlord, 0-1 in Mini Dou Di Zhu where seat 0 leads).  ``--partner`` and ``--opponents`` take a
@@ -23,11 +22,12 @@ At any prompt ``?`` (or ``help``, or an empty line) lists your legal moves and `
 * Dou Dizhu: the move's ranks in any order from ``3456789TJQKA2BR`` (``T`` or ``10`` = ten,
   ``B`` / ``R`` = black / red joker): ``33344``, ``3 4 5 6 7``, ``BR``, or ``pass``.
 * Mini Dou Di Zhu: 1-4 cards of one rank of ``1234``, or ``B`` / ``R``: ``33``, ``R``, ``pass``.
-* Tractor: the whole move's cards (``SA SA SK SK``, ``A♠ A♠ K♠ K♠``, ``XJ`` small joker, ``DJ``
-  big joker; ``SJ`` too is the small joker: type ``JS`` or ``J♠`` for a jack); a lead ends with
-  the typed cards.  A follow typed short is kept and the rest asked for at ``more>``; end a lead
-  line with ``+`` to go on typing it at ``more>`` (``done`` ends it there); ``back`` at ``more>``
-  starts the move again.  Burial: the 8 cards at once, or some now and the rest at ``more>``.
+* Tractor: the whole move's cards (``SA SA SK SK``, ``A♠ A♠ K♠ K♠``, ``XJ`` small joker,
+  ``DJ`` big joker; ``SJ`` too is the small joker: type ``JS`` or ``J♠`` for a jack); a lead
+  ends with the typed cards.  A follow typed short is kept and the rest asked for at ``more>``;
+  end a lead line with ``+`` to go on typing it at ``more>`` (``done`` ends it there); ``back`` at
+  ``more>`` starts the move again.  Burial: the 8 cards at once, or some now and the rest at
+  ``more>``.
   While the cards are dealt you are asked ``declare?`` only when you can declare something new
   (``pass``, ``declare S``, ``declare S pair``, ``declare XJ``, ``declare DJ``), and ``overturn?``
   after the burial only when you hold a pair that overturns the trump.
@@ -42,21 +42,17 @@ from typing import Callable
 import numpy as np
 
 import cardjax
-from cardjax import agents, table  # noqa: F401  (agents: tests patch its baselines)
-from cardjax.cli import run_command
 from cardjax.games.doudizhu import table as doudizhu_table
 from cardjax.games.gongzhu import table as gongzhu_table
 from cardjax.games.mini_doudizhu import table as mini_table
 from cardjax.games.tractor import cards as tc
-from cardjax.games.tractor import table as tractor_table
 from cardjax.games.tractor import moves as tm
-from cardjax.table import IllegalMove, compiled_step  # noqa: F401  (compiled_step: for tests)
+from cardjax.games.tractor import table as tractor_table
+from cardjax.games.tractor.table import DONE, decl_text
 from cardjax.play import Game, default_opponent
 from cardjax.play.players import is_baseline, load_player
-from cardjax.table.text import grouped, listing, show, show_hand  # noqa: F401
-from cardjax.games.tractor.table import (  # noqa: F401  (the action ids: for tests)
-    DECL_DJ, DECL_PAIR, DECL_SINGLE, DECL_XJ, DONE, PASS, decl_text, parse_decl,
-)
+from cardjax.table import IllegalMove, compiled_step
+from cardjax.table.text import listing, show, show_hand
 
 QUIT = ("quit", "exit", "q")
 HELP = ("?", "help", "")
@@ -300,7 +296,3 @@ def play(args, input_fn: Callable = input, print_fn: Callable = print) -> dict |
 
 def main(argv=None) -> None:
     play(parse_args(argv))  # a finished or abandoned game alike ends with status 0
-
-
-if __name__ == "__main__":
-    run_command(main)

@@ -1,13 +1,12 @@
-#!/usr/bin/env python
 """The ScrofaZero paper's table 3: a trained network under four ways of playing hidden information.
 
-    python scripts/sampling_table.py runs/scrofazero --deals 128 --json table3.json
+    cardjax sampling_table runs/scrofazero --deals 128 --json table3.json
 
 Rows: uniform sampling (US), stratified sampling (SS), US with IEC weights, SS with IEC -- each
 against two Mr Greeds (WPG, duplicate deals in both seat rotations) -- and SS with IEC against
 plain US on the same deals.  Every row uses the same deals (``--seed``), ``--worlds`` worlds per
 decision and ``b + 2 x legal`` simulations per world.  With ``--inference RUN`` (an
-``experiments/inference.py`` run) a fifth row draws the worlds in proportion to that card-location
+``cardjax train inference`` run) a fifth row draws the worlds in proportion to that card-location
 network (IS), and IS plays US head to head.
 """
 
@@ -19,7 +18,7 @@ import json
 import cardjax
 from cardjax import agents
 from cardjax.agents import scrofazero
-from cardjax.cli import positive_int, run_command
+from cardjax.cli import positive_int
 from cardjax.eval import arena
 
 ROWS = (
@@ -32,7 +31,7 @@ ROWS = (
 
 def main(argv=None) -> list[dict]:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("run", help="training run directory (experiments/scrofazero.py --out) or a "
+    p.add_argument("run", help="training run directory (cardjax train scrofazero --out) or a "
                    "ScrofaZero player artifact")
     p.add_argument("--deals", type=positive_int, default=64)
     p.add_argument("--worlds", type=positive_int, default=9)
@@ -79,7 +78,3 @@ def main(argv=None) -> list[dict]:
             json.dump({"run": args.run, "iteration_config": cfg, "seed": args.seed,
                        "worlds": args.worlds, "b": args.b, "rows": rows}, f, indent=1)
     return rows
-
-
-if __name__ == "__main__":
-    run_command(main)

@@ -1,8 +1,7 @@
-#!/usr/bin/env python
-"""The true-state sampling ratio (TSSR) of a card-location inference run, by trick (or move) and
-role, on held-out corpus games (Solinas, Rebstock and Buro 2019, section 5 and figure 2).
+"""The true-state sampling ratio (TSSR) of a card-location inference run.  By trick (or move)
+and role, on held-out corpus games (Solinas, Rebstock and Buro 2019, section 5 and figure 2).
 
-    python scripts/tssr.py --run runs/inference_greed --games 200 --json tssr.json --png tssr.png
+    cardjax tssr --run runs/inference_greed --games 200 --json tssr.json --png tssr.png
 
 For every decision of ``--games`` games of the corpus's ``--split`` (default ``test``), seen by the
 seat to act: how many times more likely the true world is drawn than by a uniform draw from the
@@ -19,19 +18,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-try:
-    import cardjax
-except ImportError:  # pragma: no cover - the repo is not installed
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    import cardjax
 from cardjax import corpus as corpora
-from cardjax.cli import positive_int, run_command
+from cardjax.cli import positive_int
 from cardjax.train.inference import load_run
 from cardjax.train.inference.tssr import make_tssr
 
@@ -40,7 +33,7 @@ SAMPLERS = ("network", "baseline", "oracle")
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--run", required=True, help="an experiments/inference.py run directory")
+    p.add_argument("--run", required=True, help="an cardjax train inference run directory")
     p.add_argument("--split", choices=corpora.SPLITS, default="test")
     p.add_argument("--corpus", default=None,
                    help="score on this corpus instead of the run's (same game and options)")
@@ -117,7 +110,8 @@ def plot(report: dict, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    roles = sorted({r["role"] for r in report["rows"]}, key=[r["role"] for r in report["rows"]].index)
+    order = [r["role"] for r in report["rows"]]
+    roles = sorted(set(order), key=order.index)
     fig, axes = plt.subplots(1, len(roles), figsize=(4.5 * len(roles), 3.6), squeeze=False)
     for ax, role in zip(axes[0], roles):
         rows = [r for r in report["rows"] if r["role"] == role]
@@ -133,7 +127,3 @@ def plot(report: dict, path: str) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
-
-
-if __name__ == "__main__":
-    run_command(main)

@@ -1,12 +1,11 @@
-#!/usr/bin/env python
 """Tune a player's settings: a grid of duplicate matches against one opponent.
 
-    python scripts/tune.py --game doudizhu --bidding --a bidder:value=runs/bid_rule,play=rule \
+    cardjax tune --game doudizhu --bidding --a bidder:value=runs/bid_rule,play=rule \
         --grid threshold=0.4,0.5,0.6 --grid high=0.5,1.0 --b rule --deals 256 --seed 100 \
         --check_deals 256
-    python scripts/tune.py --game doudizhu --bidding --a bidder:play=rule \
+    cardjax tune --game doudizhu --bidding --a bidder:play=rule \
         --grid strength=-2,-1,0,1,2 --b rule
-    python scripts/tune.py --game gongzhu --a ismcts:iterations=300 --grid k=0.3,0.7,1.0 --b greed
+    cardjax tune --game gongzhu --a ismcts:iterations=300 --grid k=0.3,0.7,1.0 --b greed
 
 Every combination of the ``--grid`` values is added to the player word ``--a`` and played against
 ``--b`` on the same deals (``--deals``, ``--seed``; with ``--bidding``, the Dou Dizhu auction and
@@ -24,7 +23,7 @@ import sys
 
 import cardjax
 from cardjax import agents
-from cardjax.cli import non_negative_int, positive_int, run_command
+from cardjax.cli import non_negative_int, positive_int
 from cardjax.eval import tune
 
 
@@ -93,7 +92,3 @@ def main(argv=None) -> dict:
                   f"{c['stderr']:.3f}")
     sys.stdout.flush()
     return result
-
-
-if __name__ == "__main__":
-    run_command(main)

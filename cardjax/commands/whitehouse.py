@@ -1,13 +1,12 @@
-#!/usr/bin/env python
 """Whitehouse, Powley & Cowling (CIG 2011) experiments.
 
-    python scripts/whitehouse.py mini-exact --json out.json --png out.png
-    python scripts/whitehouse.py mini-uct --deals 256 --repeats 1
-    python scripts/whitehouse.py dd-table1 --deals 8 --trees 10 --iterations 50
-    python scripts/whitehouse.py dd-table2 --deals 8 --repeats 2 --trees 10 --iterations 50
+    cardjax whitehouse mini-exact --json out.json --png out.png
+    cardjax whitehouse mini-uct --deals 256 --repeats 1
+    cardjax whitehouse dd-table1 --deals 8 --trees 10 --iterations 50
+    cardjax whitehouse dd-table2 --deals 8 --repeats 2 --trees 10 --iterations 50
 
 The UCT experiments (``mini-uct``, ``dd-table1``, ``dd-table2``) are described in
-``scripts/whitehouse_uct.py`` and ``docs/search.md``.
+``cardjax/commands/whitehouse_uct.py`` and ``docs/search.md``.
 
 ``mini-exact``: the paper's figure 3, Mini Dou Di Zhu played exactly.  Every ordered pair of the
 five exact players (cheating minimax; determinized minimax without inference, with an incorrect
@@ -23,8 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 import time
 
 import numpy as np
@@ -32,9 +29,7 @@ import numpy as np
 from cardjax.games.mini_doudizhu import exact as mx
 from cardjax.games.mini_doudizhu import exact_tables as xt
 from cardjax.cli import positive_int
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import whitehouse_uct  # noqa: E402  (this script's UCT subcommands)
+from cardjax.commands import whitehouse_uct  # the UCT subcommands
 
 ORDER = ("cheat", "det", "det_inc", "det_cor", "expectimax")
 LABEL = {"cheat": "cheating minimax", "det": "det., no inference",
@@ -294,7 +289,8 @@ def mini_exact(args) -> dict:
         out[key] = {
             "eps": m["eps"],
             "player1_win": {k: float(v) for k, v in m["cells"].items()},
-            "player1_win_exact": {k: f"{v.numerator}/{v.denominator}" for k, v in m["cells"].items()},
+            "player1_win_exact": {k: f"{v.numerator}/{v.denominator}"
+                                  for k, v in m["cells"].items()},
             "gaps_points": gaps(m["cells"]),
             "seconds": m["seconds"],
         }
@@ -325,7 +321,3 @@ def main(argv=None):
         p.error(f"--eps must be in [0, {xt.EPS_MAX:.4f}) "
                 "(equation (1) must keep the minimax order)")
     return mini_exact(args)
-
-
-if __name__ == "__main__":
-    sys.exit(0 if main() else 1)

@@ -1,10 +1,10 @@
-"""The UCT experiments of Whitehouse, Powley and Cowling (CIG 2011): ``scripts/whitehouse.py``'s
+"""The UCT experiments of Whitehouse, Powley and Cowling (CIG 2011): ``cardjax whitehouse``'s
 subcommands ``mini-uct``, ``dd-table1``, ``dd-table2`` and ``dd-grouping``.
 
-    python scripts/whitehouse.py mini-uct --deals 256 --repeats 1
-    python scripts/whitehouse.py dd-table1 --deals 8 --trees 10 --iterations 50
-    python scripts/whitehouse.py dd-table2 --deals 8 --repeats 2 --trees 10 --iterations 50
-    python scripts/whitehouse.py dd-grouping --deals 8 --ismcts-iterations 300
+    cardjax whitehouse mini-uct --deals 256 --repeats 1
+    cardjax whitehouse dd-table1 --deals 8 --trees 10 --iterations 50
+    cardjax whitehouse dd-table2 --deals 8 --repeats 2 --trees 10 --iterations 50
+    cardjax whitehouse dd-grouping --deals 8 --ismcts-iterations 300
 
 ``mini-uct``: Mini Dou Di Zhu, player 1 (the leader) information-set UCT (4,000 iterations) or
 determinized UCT (20 trees x 200) against player 2 determinized UCT (20 x 200); the paper: 67.2%
@@ -48,7 +48,8 @@ PAPER = {  # win rates: mini-uct table in the text (section VII.E), tables 1 and
                   "player 2": {"cheating": 0.656, "determinized": 0.570},
                   "player 3": {"cheating": 0.689, "determinized": 0.570},
                   "players 2 and 3": {"cheating": 0.780, "determinized": 0.570}},
-    "dd-table2": {"all deals": {"det_uct": 0.424, "ismcts": 0.420, "cheat_uct": 0.540, "deals": 1000},
+    "dd-table2": {"all deals": {"det_uct": 0.424, "ismcts": 0.420, "cheat_uct": 0.540,
+                                "deals": 1000},
                   "< 0": {"det_uct": 0.530, "ismcts": 0.452, "deals": 133},
                   "= 0": {"det_uct": 0.449, "ismcts": 0.433, "deals": 138},
                   "> 0": {"det_uct": 0.400, "ismcts": 0.411, "deals": 729},
@@ -121,9 +122,9 @@ TABLE1_ROWS = {"player 1": (0,), "player 2": (1,), "player 3": (2,), "players 2 
 
 def dd_table1(args):
     env = cardjax.make("doudizhu")
-    g = args.group_moves
-    cheat = agents.get(env, "cheat_uct", trees=args.trees, iterations=args.iterations, group_moves=g)
-    det = agents.get(env, "det_uct", trees=args.trees, iterations=args.iterations, group_moves=g)
+    search = {"trees": args.trees, "iterations": args.iterations, "group_moves": args.group_moves}
+    cheat = agents.get(env, "cheat_uct", **search)
+    det = agents.get(env, "det_uct", **search)
     matches = {"determinized": (det, det, lambda s: _dd_roles(s, (0,)))}
     for row, roles in TABLE1_ROWS.items():
         matches[row] = (cheat, det, lambda s, roles=roles: _dd_roles(s, roles))
@@ -203,7 +204,7 @@ COMMANDS = ("mini-uct", "dd-table1", "dd-table2", "dd-grouping")
 
 
 def add_parsers(sub) -> None:
-    """The UCT experiments' subcommands, for ``scripts/whitehouse.py``."""
+    """The UCT experiments' subcommands, for ``cardjax whitehouse``."""
     for name, deals, repeats in (("mini-uct", 8832, 10), ("dd-table1", 1000, 1),
                                  ("dd-table2", 1000, 40), ("dd-grouping", 1000, 1)):
         e = sub.add_parser(name, help=HELP[name])

@@ -1,7 +1,7 @@
 """Game corpora: games played by chosen players, stored to disk and streamed back.
 
 :mod:`cardjax.corpus.store` is the format (a directory of compressed shards and a manifest) and
-its reader; :mod:`cardjax.corpus.record` plays and records games.  ``scripts/make_corpus.py`` is
+its reader; :mod:`cardjax.corpus.record` plays and records games.  ``cardjax corpus`` is
 the command; ``docs/corpus.md`` describes both.
 """
 

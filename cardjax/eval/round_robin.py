@@ -16,7 +16,7 @@ the match of j against i gives exactly the negated deal scores too; tests check 
 :func:`intransitivity` is the paper's statistic ε (its equation 17) of such a matrix: 0 when the
 scores are transitive (ξ_ij + ξ_jk = ξ_ik, its equation 16, e.g. differences of ratings), 1 for
 rock-paper-scissors.  :func:`to_table`, :func:`to_json` and :func:`heatmap` report a
-:class:`RoundRobin`; ``scripts/arena.py --round-robin`` runs one.
+:class:`RoundRobin`; ``cardjax arena --round-robin`` runs one.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A game in progress at a people's table: its players (:mod:`~cardjax.play.players`, loaded
 and jitted once per process), its moves (:mod:`~cardjax.play.game`) and its record as JSON
-(:mod:`~cardjax.play.record`).  The terminal (``scripts/play.py``) and the web table
+(:mod:`~cardjax.play.record`).  The terminal (``cardjax play``) and the web table
 (:mod:`cardjax.web`) are front ends over it and :mod:`cardjax.table`.
 """
 

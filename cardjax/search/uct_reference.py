@@ -1,6 +1,6 @@
 """A plain single-root Python implementation of :mod:`cardjax.search.uct`: the reference the
 batched search is tested against (tests/unit/test_uct.py, test_move_groups.py) and timed beside
-(scripts/benchmark_search.py).  The tree is Python lists walked one node at a time, the env is
+(cardjax bench search).  The tree is Python lists walked one node at a time, the env is
 called one step at a time.  It draws its
 random numbers exactly as the batched search does, so on the same key both build the same trees.
 """

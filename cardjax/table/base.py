@@ -4,7 +4,7 @@ person's refused move (:class:`IllegalMove`) and :class:`Table`, the base of the
 A *table* is a game seen by a person at one seat (or by a watcher, ``me=None``): what they see
 of a state, the events a move makes, their legal moves in their own words, and a move of theirs
 (typed text or chosen cards) turned into the env's actions.  It holds no game and does no input
-or output: the terminal (``scripts/play.py``) and the web table (:mod:`cardjax.web`) are front
+or output: the terminal (``cardjax play``) and the web table (:mod:`cardjax.web`) are front
 ends over it, so each rule a person meets is written once.
 """
 

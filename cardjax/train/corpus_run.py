@@ -1,5 +1,5 @@
-"""The command line of a trainer that learns from a corpus (``experiments/inference.py``,
-``experiments/deeprocket.py``, ``experiments/bid_value.py``): its flags, a run's config from them
+"""The command line of a trainer that learns from a corpus (``cardjax train inference``,
+``cardjax train deeprocket``, ``cardjax train bid_value``): its flags, a run's config from them
 (a new run names its corpus; ``--resume`` keeps the saved one), one compiled trainer per network
 and env, the training loop with its checkpoints and evaluations, and the best network's files
 (``best.msgpack``, and the artifact ``player/`` that loads without the trainer)."""

@@ -180,6 +180,28 @@ def announce(name: str, details: str, params, out: str) -> None:
           f"device(s); {details} ({count:,} params), out {out}", file=sys.stderr)
 
 
+def closing(out: str, iteration: int, evals: list, eval_name: str, meaning: str = "",
+            game: str | None = None) -> str:
+    """The sentence a training command ends with (on stderr, before its JSON line): where the run
+    stands, its last evaluation in words (``meaning``: how to read the figure, e.g. "points a
+    game against them; above 0 beats them"), and the files it wrote."""
+    where = os.path.abspath(out)
+    parts = [f"trained {iteration} iterations into {where}"]
+    if evals:
+        last = evals[-1]
+        parts.append(f"the last evaluation (iteration {last['iteration']}): {eval_name} "
+                     f"{last['mean']:+.3g} ± {last['stderr']:.2g}" + (f" ({meaning})" if meaning
+                                                                       else ""))
+    files = [f for f in ("curves.png", "eval.json", "metrics.jsonl", "checkpoints", "player")
+             if os.path.exists(os.path.join(out, f))]
+    if files:
+        parts.append("files: " + ", ".join(files))
+    if os.path.isdir(os.path.join(out, "player")):
+        flag = f"--game {game} " if game else ""
+        parts.append(f"play it: cardjax arena {flag}--a {os.path.join(where, 'player')}")
+    return "; ".join(parts) + "."
+
+
 def check_writable(out: str, create: bool = True) -> None:
     """``SystemExit`` with a one-line error unless the run directory ``out`` can be written
     (checked before any work).  ``create``: make it if missing (a new run); otherwise a missing

@@ -1,9 +1,10 @@
 """The README works as written, and the documentation's links lead somewhere.
 
-* Every ``python experiments/*.py ...`` and ``python scripts/*.py ...`` command line in a fenced
-  block of README.md and docs/*.md parses: the script is loaded by path and its own argument
-  parser reads the line's flags (``ArgumentParser.parse_args`` is stopped right after parsing, so
-  nothing trains or plays).
+* Every ``cardjax ...``, ``python experiments/*.py ...`` and ``python scripts/*.py ...`` command
+  line in a fenced block of README.md and docs/*.md parses: the command's module (for a script,
+  the ``cardjax.commands`` module the wrapper runs) reads the line's flags with its own argument
+  parser (``ArgumentParser.parse_args`` is stopped right after parsing, so nothing trains or
+  plays).
 * Every ```` ```python ```` block of README.md and docs/games.md runs verbatim in a fresh process
   on the CPU and exits 0.
 * ``pip install -e ".[extra]"`` names an extra of pyproject.toml, and ``pytest -n`` has
@@ -15,6 +16,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import pathlib
 import re
@@ -25,7 +27,8 @@ from unittest import mock
 
 import pytest
 
-from conftest import ROOT, load_script
+from cardjax.commands import main as cardjax_command
+from conftest import ROOT
 
 README = ROOT / "README.md"
 DOCS = sorted((ROOT / "docs").glob("*.md"))
@@ -75,13 +78,26 @@ def page_commands(pages) -> list[tuple[str, list[str]]]:
 
 
 def script_commands() -> list[tuple[str, str, list[str]]]:
-    """``(page, script, args)`` of every ``python experiments/*.py`` / ``python scripts/*.py``."""
+    """``(page, script, args)`` of every ``python experiments/*.py`` / ``python scripts/*.py`` and
+    (script ``cardjax``) every ``cardjax ...``."""
     out = []
     for page, words in page_commands([README, *DOCS]):
         if len(words) >= 2 and words[0] == "python" and re.fullmatch(
                 r"(experiments|scripts)/\w+\.py", words[1]):
             out.append((page, words[1], words[2:]))
+        elif words[:1] == ["cardjax"] and len(words) > 1 and not {"help", "--help"} & {*words}:
+            out.append((page, "cardjax", words[1:]))
     return out
+
+
+WRAPPED = re.compile(r"^from (cardjax\.commands\.[\w.]+) import main\b", re.M)
+
+
+def wrapped(script: str):
+    """The ``cardjax.commands`` module a wrapper in scripts/ or experiments/ runs."""
+    found = WRAPPED.findall((ROOT / script).read_text())
+    assert len(found) == 1, f"{script} is not a wrapper of one cardjax.commands module"
+    return importlib.import_module(found[0])
 
 
 class _Parsed(Exception):
@@ -89,15 +105,19 @@ class _Parsed(Exception):
 
 
 def parse_only(script: str, args: list[str]) -> argparse.Namespace:
-    """The namespace ``script``'s own parser makes of ``args``: its ``parse_args`` if it has
-    one, else its ``main``, stopped as soon as ``ArgumentParser.parse_args`` returns."""
-    module = load_script(script)
+    """The namespace ``script``'s command makes of ``args``: its ``parse_args`` if it has one,
+    else its ``main`` (for ``cardjax``, the dispatcher), stopped as soon as
+    ``ArgumentParser.parse_args`` returns."""
     parse = argparse.ArgumentParser.parse_args
 
     def parse_then_stop(self, args=None, namespace=None):
         raise _Parsed(parse(self, args, namespace))
 
-    entry = getattr(module, "parse_args", None) or module.main
+    if script == "cardjax":
+        entry = cardjax_command.dispatch
+    else:
+        module = wrapped(script)
+        entry = getattr(module, "parse_args", None) or module.main
     with mock.patch.object(argparse.ArgumentParser, "parse_args", parse_then_stop):
         try:
             entry(args)
@@ -129,13 +149,15 @@ def test_readme_is_short():
 @pytest.mark.parametrize("page,script,args", SCRIPTS,
                          ids=[f"{p}:{s} {' '.join(a)}"[:90] for p, s, a in SCRIPTS])
 def test_command_flags_parse(page, script, args, capsys):
-    assert (ROOT / script).is_file(), f"{page} runs {script}, which does not exist"
+    line = " ".join([script, *args] if script == "cardjax" else ["python", script, *args])
+    assert script == "cardjax" or (ROOT / script).is_file(), \
+        f"{page} runs {script}, which does not exist"
     try:
         parse_only(script, args)
     except SystemExit as e:
         err = capsys.readouterr().err.strip().splitlines()
-        pytest.fail(f"{page}: `python {script} {' '.join(args)}` does not parse "
-                    f"(exit {e.code}): {err[-1] if err else ''}")
+        pytest.fail(f"{page}: `{line}` does not parse (exit {e.code}): "
+                    f"{err[-1] if err else e.code}")
 
 
 def test_pip_extras_exist():

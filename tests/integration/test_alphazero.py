@@ -1,4 +1,4 @@
-"""ScrofaZero training (cardjax.train.alphazero) and its command (experiments/scrofazero.py).
+"""ScrofaZero training (cardjax.train.alphazero) and its command (cardjax train scrofazero).
 
 Sizes are tiny (2-4 games per iteration, a 16-wide net): these tests check the wiring -- the
 targets, the update, exact resumption, sharding -- not learning strength.
@@ -16,11 +16,12 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from cardjax.commands import arena as arena_command
+from cardjax.commands import sampling_table as sampling_table_command
+from cardjax.commands.train import scrofazero
 from cardjax.search import mcts
 from cardjax.train import alphazero
-from conftest import ROOT, load_script, run_on_cpu_devices
-
-scrofazero = load_script("experiments/scrofazero.py")
+from conftest import run_on_cpu_devices
 
 TINY = alphazero.Config(num_envs=2, width=16, depth=1, minibatch=64, epochs=1)
 TINY_FLAGS = ["--num_envs", "2", "--width", "16", "--depth", "1", "--minibatch", "64",
@@ -242,9 +243,8 @@ print("ok", float(m1["loss"]))
 
 
 def _cli_run(out, env_extra, n_proc=1):
-    """Run experiments/scrofazero.py as ``n_proc`` CPU processes (SLURM's variables tell
+    """Run ``cardjax train scrofazero`` as ``n_proc`` CPU processes (SLURM's variables tell
     ``jax.distributed.initialize()`` the process layout) and return the metrics lines."""
-    script = os.path.join(ROOT, "experiments", "scrofazero.py")
     flags = ["--out", str(out), "--num_envs", "8", "--iterations", "2", "--eval_deals", "0",
              "--no-progress", "--width", "16", "--depth", "1", "--minibatch", "64"]
     procs = []
@@ -254,7 +254,8 @@ def _cli_run(out, env_extra, n_proc=1):
             env.update(SLURM_JOB_ID="1", SLURM_PROCID=str(i), SLURM_NTASKS=str(n_proc),
                        SLURM_LOCALID=str(i), SLURM_STEP_NODELIST="localhost",
                        SLURM_NODELIST="localhost", JAX_CPU_COLLECTIVES_IMPLEMENTATION="gloo")
-        cmd = [sys.executable, script] + flags + (["--multihost"] if n_proc > 1 else [])
+        cmd = ([sys.executable, "-m", "cardjax", "train", "scrofazero"] + flags
+               + (["--multihost"] if n_proc > 1 else []))
         procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE, text=True))
     for p in procs:
@@ -278,20 +279,18 @@ def test_multihost_run_matches_single_process(tmp_path):
 
 
 def test_arena_plays_a_checkpoint(run1, capsys):
-    """scripts/arena.py loads a run directory as a player (hidden information, 2 worlds)."""
-    arena_script = load_script("scripts/arena.py")
+    """cardjax arena loads a run directory as a player (hidden information, 2 worlds)."""
 
-    result = arena_script.main(["--a", run1, "--b", "random", "--deals", "2", "--worlds", "2",
+    result = arena_command.main(["--a", run1, "--b", "random", "--deals", "2", "--worlds", "2",
                                 "--sampling", "uniform", "--play_b", "0", "--json",
                                 "--no-progress"])
     assert result["games"] == 4 and result["deals"] == 2
     assert np.isfinite(result["mean"]) and result["mean"] % 5 == 0
     with pytest.raises(SystemExit):
-        arena_script.main(["--a", os.path.join(run1, "nothing"), "--deals", "1"])
+        arena_command.main(["--a", os.path.join(run1, "nothing"), "--deals", "1"])
 
 
 def test_sampling_table_needs_a_run(tmp_path):
-    sampling_table = load_script("scripts/sampling_table.py")
 
     with pytest.raises(SystemExit, match="not a training run directory"):
-        sampling_table.main([str(tmp_path), "--deals", "1"])
+        sampling_table_command.main([str(tmp_path), "--deals", "1"])

@@ -11,14 +11,10 @@ import pytest
 
 import cardjax
 from cardjax import agents
+from cardjax.commands import arena as cli  # the command
 from cardjax.eval import arena
 from cardjax.games.tractor import metrics as tractor_metrics
 import conftest
-
-
-
-def load_script(name):
-    return conftest.load_script(f"scripts/{name}.py")
 
 
 def test_rotation_gives_each_side_each_hand(gongzhu):
@@ -65,7 +61,6 @@ def test_match_is_reproducible_and_reports_wpg(gongzhu):
 
 
 def test_cli_prints_one_json_object(capsys):
-    cli = load_script("arena")
     result = cli.main(["--game", "gongzhu", "--a", "random", "--b", "random", "--deals", "4",
                        "--batch", "4", "--seed", "2", "--json", "--no-progress"])
     out = json.loads(capsys.readouterr().out)
@@ -83,7 +78,6 @@ def test_cli_prints_one_json_object(capsys):
     (["--batch", "x"], "positive integer"),
 ])
 def test_cli_rejects_bad_flags(argv, message, capsys):
-    cli = load_script("arena")
     with pytest.raises(SystemExit) as e:
         cli.parse_args(argv)
     assert e.value.code == 2
@@ -218,7 +212,6 @@ def test_bidding_figures_follow_the_games(bidding):
 
 
 def test_cli_bidding(capsys):
-    cli = load_script("arena")
     r = cli.main(["--game", "doudizhu", "--bidding", "--a", "random", "--b", "random",
                   "--deals", "2", "--json", "--no-progress"])
     assert r["games"] == 12 and {"void_rate", "landlord_share_a", "adp_a_two_seats"} <= set(r)
@@ -227,7 +220,6 @@ def test_cli_bidding(capsys):
 
 
 def test_cli_doudizhu_keys(capsys):
-    cli = load_script("arena")
     result = cli.main(["--game", "doudizhu", "--a", "random", "--b", "random", "--deals", "3",
                        "--batch", "3", "--seed", "3", "--json", "--no-progress"])
     out = json.loads(capsys.readouterr().out)
@@ -240,7 +232,6 @@ def test_cli_doudizhu_keys(capsys):
 
 
 def test_cli_agent_list_comes_from_the_registry(capsys):
-    cli = load_script("arena")
     names = agents.baselines("doudizhu")
     assert cli.parse_args(["--game", "doudizhu"]).a == ("rule" if "rule" in names else "random")
     assert cli.parse_args(["--game", "gongzhu"]).a == "greed"
@@ -278,7 +269,6 @@ def test_mini_match_reports_win_rates():
 # ---------------------------------------------------------------------------------- Tractor
 def test_cli_tractor_defaults_to_the_rule_player_and_prints_its_metrics():
     # the match itself is played in tests/unit/test_agents_tractor.py; this checks the CLI plumbing
-    cli = load_script("arena")
     args = cli.parse_args(["--game", "tractor"])
     assert args.a == "rule" and args.b == "random"
     assert arena.scheme(cardjax.make("tractor")).side == "team"

@@ -1,5 +1,5 @@
-"""scripts/benchmark.py and scripts/benchmark_training.py run end to end on tiny configs and
-reject bad flags."""
+"""``cardjax bench envs`` (with its peers and playouts) and ``cardjax bench training`` run end to
+end on tiny configs and reject bad flags."""
 
 from __future__ import annotations
 
@@ -9,24 +9,20 @@ import sys
 
 import pytest
 
-from conftest import ROOT, load_script
+from cardjax.commands.bench import envs, peers, playout, report
+from cardjax.commands.bench import training as bench_training
 
 
-@pytest.fixture(scope="module")
-def bench_script():
-    return load_script("scripts/benchmark.py")
-
-
-def test_tiny_run_writes_json(bench_script, tmp_path, capsys, monkeypatch):
+def test_tiny_run_writes_json(tmp_path, capsys, monkeypatch):
     import cardjax
 
     # one peer, in one process for 0.2 s (reported as not installed where pyspiel is absent)
-    monkeypatch.setattr(bench_script, "PEERS",
-                        {"gongzhu": [("open_spiel hearts", bench_script.bench_openspiel_hearts)]})
+    monkeypatch.setattr(envs, "PEERS",
+                        {"gongzhu": [("open_spiel hearts", peers.bench_openspiel_hearts)]})
     out = tmp_path / "bench.json"
     argv = ["--games", "gongzhu", "--batch-sizes", "1,8", "--steps", "60", "--repeats", "1",
             "--peer-seconds", "0.2", "--peer-processes", "1", "--json", str(out)]
-    report = bench_script.main(argv)
+    report = envs.main(argv)
     data = json.loads(out.read_text())
     assert data == json.loads(json.dumps(report))
     assert {"date", "device", "versions", "config", "rows", "games"} <= data.keys()
@@ -53,7 +49,7 @@ def test_tiny_run_writes_json(bench_script, tmp_path, capsys, monkeypatch):
         assert peer["ratio"] == pytest.approx(game["best"]["steps_per_s"]
                                               / peer["decisions_per_s"])
         assert peer["ratio_basis"] == "steps/s / decisions/s"
-    assert game["state_bytes"] == bench_script.state_bytes(cardjax.make("gongzhu")) > 0
+    assert game["state_bytes"] == playout.state_bytes(cardjax.make("gongzhu")) > 0
     printed = capsys.readouterr().out
     assert "steps/s" in printed and "gongzhu" in printed
     assert f"state: {game['state_bytes']:,} bytes per game" in printed
@@ -66,8 +62,8 @@ def test_tiny_run_writes_json(bench_script, tmp_path, capsys, monkeypatch):
     (["--repeats", "0"], "positive integer"),
     (["--peer-processes", "0"], "positive integer"),
 ])
-def test_bad_flags_exit_with_usage_error(bench_script, capsys, argv, message):
-    assert_usage_error(bench_script.main, argv, message, capsys)
+def test_bad_flags_exit_with_usage_error(capsys, argv, message):
+    assert_usage_error(envs.main, argv, message, capsys)
 
 
 def assert_usage_error(main, argv, message, capsys):
@@ -92,11 +88,11 @@ MEASURED_PEERS = [
 
 @pytest.mark.parametrize("game, peer, package, decisions", MEASURED_PEERS,
                          ids=[p[1] for p in MEASURED_PEERS])
-def test_measured_peer_plays_whole_games(bench_script, game, peer, package, decisions):
+def test_measured_peer_plays_whole_games(game, peer, package, decisions):
     """Each measured peer, in one worker process for 0.2 s: positive rates and the fields the
     report prints."""
     pytest.importorskip(package)
-    fn = dict(bench_script.PEERS[game])[peer]
+    fn = dict(peers.PEERS[game])[peer]
     res = fn(0.2, processes=1)
     assert res["measured"] is True and res["processes"] == 1
     assert res["decisions_per_s"] > 0 and res["games_per_s"] > 0
@@ -111,11 +107,11 @@ def test_measured_peer_plays_whole_games(bench_script, game, peer, package, deci
         assert res["mean_decisions_per_game"] >= decisions
 
 
-def test_openspiel_whole_games_in_processes(bench_script):
+def test_openspiel_whole_games_in_processes():
     """Two worker processes at once: the totals are the sums over the processes, and the
     decisions per game of evaluate_bots' games are counted on further games."""
     pytest.importorskip("pyspiel")
-    res = bench_script.bench_openspiel_doudizhu(0.2, processes=2)
+    res = peers.bench_openspiel_doudizhu(0.2, processes=2)
     assert res["processes"] == 2 and len(res["per_process"]) == 2
     assert res["decisions_per_s"] == pytest.approx(
         sum(p["decisions_per_s"] for p in res["per_process"]))
@@ -129,59 +125,59 @@ def _broken_worker(seed):
     raise ValueError("no such game")
 
 
-def test_failing_peer_worker_raises(bench_script):
-    with pytest.raises(bench_script.PeerError, match="no such game"):
-        bench_script._run_peer(_broken_worker, {}, 0.1, 1, 0)
+def test_failing_peer_worker_raises():
+    with pytest.raises(peers.PeerError, match="no such game"):
+        peers._run_peer(_broken_worker, {}, 0.1, 1, 0)
 
 
-def test_tractor_peer_is_cited_not_measured(bench_script, capsys):
-    ((name, fn),) = bench_script.PEERS["tractor"]
+def test_tractor_peer_is_cited_not_measured(capsys):
+    ((name, fn),) = peers.PEERS["tractor"]
     res = fn(0.2)
     assert res["measured"] is False and res["decisions_per_s"] is None
     assert res["games_per_s"] == 20 and res["processes"] == 1
     assert res["note"] == ("ShengJi+ report's Python environment, quoted, not re-measured: no "
                            "installable Tractor engine")
-    ratio, basis = bench_script.peer_ratio({"steps_per_s": 5500.0, "games_per_s": 20.0 * 4}, res)
+    ratio, basis = peers.peer_ratio({"steps_per_s": 5500.0, "games_per_s": 20.0 * 4}, res)
     assert ratio == pytest.approx(4.0) and basis == "games/s / games/s"
     res["ratio"], res["ratio_basis"] = ratio, basis
-    bench_script.print_peer(name, res, "hand")
+    report.print_peer(name, res, "hand")
     out = capsys.readouterr().out
     assert "20 hands/s" in out and "NOT measured" in out and "= 4x (hands/s / hands/s)" in out
 
 
-def test_doudizhu_peers_registered_and_batch_cap(bench_script, monkeypatch):
+def test_doudizhu_peers_registered_and_batch_cap(monkeypatch):
     import cardjax
 
-    assert {name for name, _ in bench_script.PEERS["doudizhu"]} == {
+    assert {name for name, _ in peers.PEERS["doudizhu"]} == {
         "open_spiel dou_dizhu", "open_spiel dou_dizhu, Python loop", "rlcard doudizhu game",
         "rlcard doudizhu env", "douzero GameEnv"}
-    assert set(bench_script.BLOCK) >= {"doudizhu", "mini_doudizhu"}
+    assert set(playout.BLOCK) >= {"doudizhu", "mini_doudizhu"}
     ddz, mini = cardjax.make("doudizhu"), cardjax.make("mini_doudizhu")
     # the game's fields only: the legal moves are built on demand (not 27,472 bools, nor the
     # 3,456 bytes of them packed)
-    assert 200 < bench_script.state_bytes(ddz) < 512
-    assert bench_script.state_bytes(mini) < 512
-    monkeypatch.setattr(bench_script, "memory_bytes", lambda: 16 * 2 ** 30)
-    cap = bench_script.max_batch(ddz)
+    assert 200 < playout.state_bytes(ddz) < 512
+    assert playout.state_bytes(mini) < 512
+    monkeypatch.setattr(playout, "memory_bytes", lambda: 16 * 2 ** 30)
+    cap = playout.max_batch(ddz)
     assert cap == 524288  # 16 GiB / 4 / (16 x 314 bytes)
-    assert bench_script.max_batch(mini) > 65536
+    assert playout.max_batch(mini) > 65536
 
 
-def test_mini_doudizhu_tiny_run(bench_script, tmp_path):
+def test_mini_doudizhu_tiny_run(tmp_path):
     argv = ["--games", "mini_doudizhu", "--batch-sizes", "2", "--steps", "20", "--repeats", "1",
             "--json", str(tmp_path / "b.json")]
-    report = bench_script.main(argv)
+    report = envs.main(argv)
     (row,) = report["rows"]
     assert row["steps_per_call"] == 32 and row["block"] == 16  # whole blocks of 16
     assert row["steps_per_s"] > 0 and report["games"]["mini_doudizhu"]["skipped_batch_sizes"] == []
     assert report["games"]["mini_doudizhu"]["peers"] == {}
 
 
-def test_tractor_tiny_run_counts_sub_actions_and_hands(bench_script, tmp_path, capsys):
-    assert bench_script.BLOCK["tractor"] == 32
+def test_tractor_tiny_run_counts_sub_actions_and_hands(tmp_path, capsys):
+    assert playout.BLOCK["tractor"] == 32
     argv = ["--games", "tractor", "--batch-sizes", "2", "--steps", "320", "--repeats", "1",
             "--json", str(tmp_path / "t.json")]
-    report = bench_script.main(argv)
+    report = envs.main(argv)
     (row,) = report["rows"]
     assert row["steps_per_call"] == 320 and row["block"] == 32
     assert row["steps_per_s"] > 0
@@ -200,17 +196,12 @@ def test_tractor_tiny_run_counts_sub_actions_and_hands(bench_script, tmp_path, c
     assert data["games"]["tractor"]["state_bytes"] > 0 and "NOT measured" in out
 
 
-# ------------------------------------------------------------------ scripts/benchmark_training.py
-@pytest.fixture(scope="module")
-def training_script():
-    return load_script("scripts/benchmark_training.py")
-
-
-def test_training_benchmark_dmc_pools_and_dense(training_script, tmp_path, capsys):
+# ------------------------------------------------------------------ cardjax bench training
+def test_training_benchmark_dmc_pools_and_dense(tmp_path, capsys):
     """Gongzhu DMC, 2 games: a game is 52 decisions, and pools of 4/8/13 candidates per game
     score fewer candidates than all 13 slots of every game (k_fast 0)."""
     out = tmp_path / "train.json"
-    rows = training_script.main(["--trainer", "gongzhu_dmc", "--num-envs", "2", "--width", "16",
+    rows = bench_training.main(["--trainer", "gongzhu_dmc", "--num-envs", "2", "--width", "16",
                                  "--depth", "1", "--head-width", "8", "--head-depth", "1",
                                  "--minibatch", "64", "--k-fast", "4,0", "--repeats", "1",
                                  "--json", str(out)])
@@ -234,18 +225,18 @@ def test_training_benchmark_dmc_pools_and_dense(training_script, tmp_path, capsy
     (["--num-envs", "0"], "integers >= 1"),
     (["--trainer", "chess"], "invalid choice"),
 ])
-def test_training_benchmark_bad_flags(training_script, capsys, argv, message):
-    assert_usage_error(training_script.main, argv, message, capsys)
+def test_training_benchmark_bad_flags(capsys, argv, message):
+    assert_usage_error(bench_training.main, argv, message, capsys)
 
 
 def test_batch_split_across_cpu_devices(tmp_path):
     """``--cpu-devices 2`` splits the host into two XLA devices (in a fresh process: the count is
     fixed when JAX starts) and shards every batch they divide; each device plays whole games."""
     out = tmp_path / "b.json"
-    script = ROOT / "scripts" / "benchmark.py"
-    subprocess.run([sys.executable, str(script), "--games", "mini_doudizhu", "--batch-sizes",
-                    "1,64", "--steps", "64", "--repeats", "1", "--no-peers", "--cpu-devices", "2",
-                    "--json", str(out)], check=True, capture_output=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "cardjax", "bench", "envs", "--games", "mini_doudizhu",
+                    "--batch-sizes", "1,64", "--steps", "64", "--repeats", "1", "--no-peers",
+                    "--cpu-devices", "2", "--json", str(out)],
+                   check=True, capture_output=True, timeout=300)
     report = json.loads(out.read_text())
     assert report["config"]["cpu_devices"] == 2 and report["device"]["local_device_count"] == 2
     one, split = report["rows"]

@@ -1,5 +1,5 @@
 """Learned bidding (the DouZero+ approach): the bid value trainer (cardjax.train.bid_value,
-experiments/bid_value.py), its network (cardjax.nets.bid_value) and the bidder
+cardjax train bid_value), its network (cardjax.nets.bid_value) and the bidder
 (cardjax.games.doudizhu.bidder): its examples are the landlords' hands before the bottom with
 their results, it learns more than the base rate, a resumed run is the uninterrupted one, a run
 holds its network as an artifact, and the bidder reads its own hand only."""
@@ -20,6 +20,8 @@ from cardjax.corpus.batches import to_device
 from cardjax.eval import arena
 from cardjax.games.doudizhu.env import NUM_MOVES
 from cardjax.train.bid_value import Config, make_trainer
+from cardjax.commands import corpus as corpus_command
+from cardjax.commands.train import bid_value as bid_value_recipe
 import conftest
 
 SMALL = ["--width", "32", "--depth", "1", "--batch_games", "64", "--no-progress"]
@@ -27,14 +29,14 @@ SMALL = ["--width", "32", "--depth", "1", "--batch_games", "64", "--no-progress"
 
 @pytest.fixture(scope="module")
 def script():
-    return conftest.load_script("experiments/bid_value.py")
+    return bid_value_recipe
 
 
 @pytest.fixture(scope="module")
 def rule_corpus(tmp_path_factory):
     """10,000 Dou Dizhu games of the rule player (fixed landlord; about 25 s)."""
     out = str(tmp_path_factory.mktemp("corpus") / "rule")
-    conftest.load_script("scripts/make_corpus.py").main(
+    corpus_command.main(
         ["--game", "doudizhu", "--players", "rule", "--games", "10000", "--out", out,
          "--batch", "2000", "--no-progress"])
     return out

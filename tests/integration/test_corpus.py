@@ -1,4 +1,4 @@
-"""Game corpora (cardjax.corpus, scripts/make_corpus.py): what is written reads back as the same
+"""Game corpora (cardjax.corpus, cardjax corpus): what is written reads back as the same
 games, every game replays to its recorded outcome, a stopped or damaged corpus is never read as
 a valid one, and the games do not depend on how they were batched."""
 
@@ -15,6 +15,7 @@ import pytest
 import cardjax
 from cardjax import corpus
 from cardjax.corpus import store
+from cardjax.commands import corpus as corpus_command
 import conftest
 
 MINI = ["--game", "mini_doudizhu", "--players", "random", "--no-progress"]
@@ -22,7 +23,7 @@ MINI = ["--game", "mini_doudizhu", "--players", "random", "--no-progress"]
 
 @pytest.fixture(scope="module")
 def script():
-    return conftest.load_script("scripts/make_corpus.py")
+    return corpus_command
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""DeepRocket (cardjax.nets.deeprocket, cardjax.train.deeprocket, experiments/deeprocket.py,
+"""DeepRocket (cardjax.nets.deeprocket, cardjax.train.deeprocket, cardjax train deeprocket,
 cardjax.agents.deeprocket):
 the paper's planes on its own table-1 position, every legal move as one category and its kickers
 and back, the kicker choices exactly those that complete a legal move, the masked player never
@@ -29,6 +29,8 @@ from cardjax.nets.deeprocket.adapters import doudizhu as A
 from cardjax.nets.deeprocket.play import choose, init_params, make_nets
 from cardjax.train.deeprocket import Config
 from cardjax.train.deeprocket import train as dr
+from cardjax.commands import corpus as corpus_command
+from cardjax.commands.train import deeprocket as deeprocket_recipe
 import conftest
 from paper_records import SECTION_4_2, TABLE_6
 
@@ -45,12 +47,12 @@ def env():
 
 @pytest.fixture(scope="module")
 def script():
-    return conftest.load_script("experiments/deeprocket.py")
+    return deeprocket_recipe
 
 
 @pytest.fixture(scope="module")
 def make_corpus():
-    return conftest.load_script("scripts/make_corpus.py")
+    return corpus_command
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Deep Monte Carlo training (cardjax.train.dmc), its command (experiments/douzero.py) and the
+"""Deep Monte Carlo training (cardjax.train.dmc), its command (cardjax train douzero) and the
 greedy player loaded from a run (cardjax.agents.dmc).
 
 Sizes are tiny (4 games per iteration, 16-32 wide nets, 64 candidate slots): these tests check
@@ -22,10 +22,11 @@ from cardjax.eval import arena
 from cardjax.games.doudizhu.env import NUM_MOVES
 from cardjax.games.doudizhu.observe import OBS_SIZE
 from cardjax.train import dmc
+from cardjax.commands import export as export_command
+from cardjax.commands.train import douzero
 from conftest import (assert_refuses_to_mix, assert_same_run, assert_update_lowers_loss,
-                      load_script, read_metrics, restore_newest, straight_and_resumed)
+                      read_metrics, restore_newest, straight_and_resumed)
 
-douzero = load_script("experiments/douzero.py")
 
 TINY = {"num_envs": 4, "k": 64, "lstm": 16, "width": 32, "depth": 1, "head_width": 32,
         "head_depth": 2, "minibatch": 64, "replay": 1}
@@ -482,13 +483,13 @@ def test_the_bidder_reads_no_other_seat_s_cards():
 
 
 def test_an_exported_run_is_a_pretrained_player(runs, tmp_path):
-    """scripts/export_player.py writes a run's newest networks as an artifact; the pretrained
+    """cardjax export writes a run's newest networks as an artifact; the pretrained
     player chooses what the run chooses, bids by the saved bid module at an auction table, and a
     run of another game or a missing name is refused."""
     from cardjax.agents import pretrained
     from cardjax.games.doudizhu import bidder as doudizhu_bidder
 
-    export = load_script("scripts/export_player.py").main
+    export = export_command.main
     meta = export(["--run", runs[0], "--name", "doudizhu-pretrained", "--command", "train it",
                    "--device", "2-core CPU", "--bids", "strength=-4", "--directory",
                    str(tmp_path)])

@@ -1,5 +1,5 @@
 """Gongzhu Deep Monte Carlo: the adapter (cardjax.nets.dmc.adapters.gongzhu), its command
-(experiments/gongzhu_dmc.py) and the loaded player (cardjax.agents.dmc).
+(cardjax train gongzhu_dmc) and the loaded player (cardjax.agents.dmc).
 
 Tiny sizes (8 games per iteration, 16-wide nets): these tests check features, targets, the
 update, exact resumption and legality, not playing strength.  One training step is compiled for
@@ -23,11 +23,12 @@ from cardjax.games.gongzhu import env as gz_rules
 from cardjax.nets.dmc.adapters import gongzhu as adapter
 from cardjax.train import dmc, run_config, runner
 from cardjax.train.dmc import cli as dmc_cli
+from cardjax.commands import arena as arena_command
+from cardjax.commands.train import gongzhu_dmc
 from conftest import (assert_refuses_to_mix, assert_same_run, assert_update_lowers_loss,
-                      load_script, read_metrics, restore_newest, run_on_cpu_devices,
+                      read_metrics, restore_newest, run_on_cpu_devices,
                       straight_and_resumed, tree_index)
 
-gongzhu_dmc = load_script("experiments/gongzhu_dmc.py")
 
 TINY = {"num_envs": 8, "width": 16, "depth": 1, "head_width": 16, "head_depth": 2,
         "minibatch": 64, "replay": 1}
@@ -194,8 +195,7 @@ def test_a_run_values_the_leaves_of_a_search(runs, gongzhu):
 
 
 def test_arena_script_plays_the_run_against_greed(runs):
-    arena_script = load_script("scripts/arena.py")
-    r = arena_script.main(["--game", "gongzhu", "--a", runs[0], "--b", "greed", "--deals", "2",
+    r = arena_command.main(["--game", "gongzhu", "--a", runs[0], "--b", "greed", "--deals", "2",
                            "--batch", "2", "--json", "--no-progress"])
     assert r["games"] == 4 and r["a"] == "gongzhu_dmc" and r["b"] == "greed"
     assert r["wpg"] == r["mean"] and r["mean"] * 4 % 10 == 0  # 4 games of multiples of 10

@@ -1,5 +1,5 @@
 """Deep Monte Carlo for Tractor (ShengJi+): the adapter (cardjax.nets.dmc.adapters.tractor), the
-non-lockstep roles of the trainer, its command (experiments/shengji.py) and the loaded player.
+non-lockstep roles of the trainer, its command (cardjax train shengji) and the loaded player.
 
 Tiny sizes (4 hands per iteration, 16-wide nets).  Compiled programs are shared: one training
 step for the module (``dmc.cached_train`` keeps it across the ``main`` calls), one learner, one
@@ -27,9 +27,9 @@ from cardjax.games.tractor import observe as tractor_observe
 from cardjax.checkpoint import Checkpoints
 from cardjax.nets.dmc.adapters import tractor as adapter
 from cardjax.train import dmc
-from conftest import assert_update_lowers_loss, load_script, read_metrics, straight_and_resumed
+from cardjax.commands.train import shengji
+from conftest import assert_update_lowers_loss, read_metrics, straight_and_resumed
 
-shengji = load_script("experiments/shengji.py")
 
 TINY = {"num_envs": 4, "width": 16, "depth": 1, "head_width": 16, "head_depth": 2,
         "minibatch": 256, "replay": 1}

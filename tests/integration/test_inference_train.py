@@ -1,4 +1,4 @@
-"""The card-location inference trainer (cardjax.train.inference, experiments/inference.py) and
+"""The card-location inference trainer (cardjax.train.inference, cardjax train inference) and
 its network (cardjax.nets.card_locations): the positions it trains on are the corpus games'
 decisions with the true hidden cards, its loss is the cross-entropy of the unseen cards, it
 learns more than the simple baseline, a resumed run is the uninterrupted one, a run holds its
@@ -22,6 +22,9 @@ from cardjax.nets.card_locations.network import log_probs
 from cardjax.train import run_config, runner
 from cardjax.train.inference import Config, make_trainer, positions
 from cardjax.train.inference import train as inf
+from cardjax.commands import corpus as corpus_command
+from cardjax.commands import tssr as tssr_command
+from cardjax.commands.train import inference as inference_recipe
 import conftest
 
 SMALL = ["--width", "64", "--depth", "1", "--batch_games", "8", "--no-progress"]
@@ -29,14 +32,14 @@ SMALL = ["--width", "64", "--depth", "1", "--batch_games", "8", "--no-progress"]
 
 @pytest.fixture(scope="module")
 def script():
-    return conftest.load_script("experiments/inference.py")
+    return inference_recipe
 
 
 @pytest.fixture(scope="module")
 def if_corpus(tmp_path_factory):
     """600 Gongzhu games of four Mr Ifs (a quarter of Mr Greed's cost to play)."""
     out = str(tmp_path_factory.mktemp("corpus") / "if")
-    conftest.load_script("scripts/make_corpus.py").main(
+    corpus_command.main(
         ["--game", "gongzhu", "--players", "if", "--games", "600", "--out", out,
          "--batch", "600", "--no-progress"])
     return out
@@ -108,10 +111,10 @@ def test_a_resumed_run_is_the_uninterrupted_one(script, if_corpus, tmp_path):
 
 def test_a_dou_dizhu_corpus_trains(tmp_path):
     out = str(tmp_path / "ddz")
-    conftest.load_script("scripts/make_corpus.py").main(
+    corpus_command.main(
         ["--game", "doudizhu", "--players", "random", "--games", "80", "--out", out,
          "--no-progress"])
-    s = conftest.load_script("experiments/inference.py").main(
+    s = inference_recipe.main(
         ["--corpus", out, "--out", str(tmp_path / "run"), "--iterations", "2",
          "--eval_games", "4"] + SMALL)
     assert s["game"] == "doudizhu" and np.isfinite(s["valid_ce"])
@@ -121,11 +124,11 @@ def test_a_tractor_corpus_trains_on_the_play_from_the_burial_on(tmp_path):
     from cardjax.train.inference.tssr import make_tssr
 
     out = str(tmp_path / "tractor")
-    conftest.load_script("scripts/make_corpus.py").main(
+    corpus_command.main(
         ["--game", "tractor", "--players", "random", "--games", "24", "--out", out,
          "--no-progress"])
     run = str(tmp_path / "run")
-    s = conftest.load_script("experiments/inference.py").main(
+    s = inference_recipe.main(
         ["--corpus", out, "--out", run, "--iterations", "2", "--eval_games", "2"] + SMALL)
     assert s["game"] == "tractor" and np.isfinite(s["valid_ce"])
     trainer, params, c = inf.load_run(run)
@@ -184,7 +187,7 @@ def test_the_runner_stops_when_asked(tmp_path):
 
 
 def test_tssr_is_exact_and_the_baseline_is_uniform(script, if_corpus, tmp_path):
-    """scripts/tssr.py on a short run: the baseline's worlds are uniform over each Gongzhu
+    """cardjax tssr on a short run: the baseline's worlds are uniform over each Gongzhu
     information set (TSSR 1); the network's TSSR of an endgame position equals P(true) x |I|
     found by enumerating its worlds."""
     from cardjax.inference import worlds as W
@@ -193,8 +196,7 @@ def test_tssr_is_exact_and_the_baseline_is_uniform(script, if_corpus, tmp_path):
     run = str(tmp_path / "run")
     script.main(["--corpus", if_corpus, "--out", run, "--iterations", "5", "--eval_every", "5",
                  "--eval_games", "8"] + SMALL)
-    tssr = conftest.load_script("scripts/tssr.py")
-    report = tssr.main(["--run", run, "--games", "8", "--json", str(tmp_path / "t.json"),
+    report = tssr_command.main(["--run", run, "--games", "8", "--json", str(tmp_path / "t.json"),
                         "--png", str(tmp_path / "t.png")])
     assert [r["stage"] for r in report["rows"]] == list(range(13))
     for r in report["rows"]:
@@ -203,10 +205,10 @@ def test_tssr_is_exact_and_the_baseline_is_uniform(script, if_corpus, tmp_path):
     assert os.path.getsize(tmp_path / "t.png") > 0
     assert report["overall"]["baseline_log10"] == pytest.approx(0.0, abs=1e-3)
     # another corpus (here the same one named again) scores the same positions alike
-    again = tssr.main(["--run", run, "--games", "8", "--corpus", if_corpus])
+    again = tssr_command.main(["--run", run, "--games", "8", "--corpus", if_corpus])
     assert again["rows"] == report["rows"]
     with pytest.raises(SystemExit, match="not a corpus"):
-        tssr.main(["--run", run, "--corpus", str(tmp_path)])
+        tssr_command.main(["--run", run, "--corpus", str(tmp_path)])
     trainer, params, c = inf.load_run(run)
     g = next(c.games("test", 1))
     states = jax.tree_util.tree_map(jnp.asarray, g.state)
@@ -231,7 +233,7 @@ def test_tssr_refuses_a_run_without_a_best_network(script, if_corpus, tmp_path):
     script.main(["--corpus", if_corpus, "--out", run, "--iterations", "1", "--eval_games",
                  "0"] + SMALL)
     with pytest.raises(SystemExit, match="no best.msgpack"):
-        conftest.load_script("scripts/tssr.py").main(["--run", run])
+        tssr_command.main(["--run", run])
 
 
 def test_pimc_draws_its_worlds_from_a_run(script, if_corpus, tmp_path):

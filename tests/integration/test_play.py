@@ -1,4 +1,4 @@
-"""scripts/play.py: a person's game in the terminal, driven by scripted input."""
+"""cardjax play: a person's game in the terminal, driven by scripted input."""
 
 from __future__ import annotations
 
@@ -7,12 +7,14 @@ import re
 
 import numpy as np
 import pytest
-from conftest import load_script
 
 import cardjax
+from cardjax import agents
+from cardjax.commands import play
 from cardjax.games.tractor import cards as tc
-
-play = load_script("scripts/play.py")
+from cardjax.games.tractor import table as tractor_ids  # the action ids
+from cardjax.table import compiled_step
+from cardjax.table.text import grouped, listing, show, show_hand
 
 
 class Player:
@@ -67,11 +69,11 @@ def game(argv):
 def test_show():
     from cardjax import cards
 
-    assert play.show(cards.card_index("SQ")) == "Q♠"
-    assert play.show(cards.card_index("H10")) == "10♥"
-    assert play.show_hand(cards.cards_mask("SA S3 SQ D10")) == "♠ A Q 3   ♦ 10"
-    assert play.grouped("3334456") == "333 44 5 6"
-    assert play.listing(map(str, range(45)), limit=40).endswith("39 ... and 5 more")
+    assert show(cards.card_index("SQ")) == "Q♠"
+    assert show(cards.card_index("H10")) == "10♥"
+    assert show_hand(cards.cards_mask("SA S3 SQ D10")) == "♠ A Q 3   ♦ 10"
+    assert grouped("3334456") == "333 44 5 6"
+    assert listing(map(str, range(45)), limit=40).endswith("39 ... and 5 more")
 
 
 def test_a_whole_game_against_random():
@@ -154,7 +156,7 @@ def test_doudizhu_input_is_checked():
 
 def test_mini_doudizhu_whole_game(monkeypatch):
     # agents count as trained players here, so "... is thinking…" is shown
-    monkeypatch.setattr(play.agents, "baselines", lambda game: [])
+    monkeypatch.setattr(agents, "baselines", lambda game: [])
     p, result = game(["--game", "mini_doudizhu", "--seat", "1", "--seed", "2"])
     assert sorted(result["rewards"]) == [-1.0, 1.0]
     assert result["rewards"][result["winner"]] == 1.0
@@ -185,12 +187,12 @@ def tractor_table(hands, me, lead=None):
     """A Tractor table for seat ``me`` at the trick phase (level 2, hearts trump), after seat 0
     leads ``lead`` (card strings) if given."""
     env = cardjax.make("tractor")
-    step = play.compiled_step(env)
+    step = compiled_step(env)
     state = env.trick_state(hands, 2, "H", leader=0)
     for card in (lead or "").split():
         state = step(state, tc.card_type(card))
     if lead:
-        state = step(state, play.DONE)
+        state = step(state, tractor_ids.DONE)
     out = []
     return play.TractorTable(env, me, None, out.append, step), state, out
 
@@ -227,17 +229,18 @@ def test_tractor_lead_and_declarations():
     sa, sk = tc.card_type("SA"), tc.card_type("SK")
     answers = iter(["SA 3C", "SK SK +", "SA +", "done"])
     table.ask = lambda prompt: next(answers)
-    assert table.person_move(state) == [sk, sk, sa, play.DONE]  # a lead ends with DONE
+    assert table.person_move(state) == [sk, sk, sa, tractor_ids.DONE]  # a lead ends with DONE
     refused = "A♠ 3♣ is not played: 3♣ is not allowed after A♠"
     assert any(line.startswith(refused) for line in out)
     assert "so far: A♠ K♠ K♠; more cards, or done" in out
-    for a in range(play.DECL_SINGLE, play.DECL_DJ + 1):
-        assert play.parse_decl(play.decl_text(a)) == a
-        assert play.parse_decl(table.env.action_to_str(a)) == a  # "declare ♠ pair", "… XJ XJ"
-    assert play.parse_decl("pass") == play.PASS
-    assert play.parse_decl("h pair") == play.DECL_PAIR + 1
+    for a in range(tractor_ids.DECL_SINGLE, tractor_ids.DECL_DJ + 1):
+        assert tractor_ids.parse_decl(tractor_ids.decl_text(a)) == a
+        # "declare ♠ pair", "… XJ XJ"
+        assert tractor_ids.parse_decl(table.env.action_to_str(a)) == a
+    assert tractor_ids.parse_decl("pass") == tractor_ids.PASS
+    assert tractor_ids.parse_decl("h pair") == tractor_ids.DECL_PAIR + 1
     with pytest.raises(ValueError, match="unknown declaration"):
-        play.parse_decl("declare NT")
+        tractor_ids.parse_decl("declare NT")
 
 
 def test_tractor_follow_of_two_tractors_is_reordered():

@@ -1,5 +1,5 @@
 """Round robin: the intransitivity ε on hand-made matrices, the score matrix of a small round robin
-(Mini Dou Di Zhu, deterministic players), its reports, and ``scripts/arena.py --round-robin``."""
+(Mini Dou Di Zhu, deterministic players), its reports, and ``cardjax arena --round-robin``."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from cardjax import agents
 from cardjax.eval import arena
 from cardjax.eval import round_robin as rrmod
 from cardjax.eval.round_robin import intransitivity
+from cardjax.commands import arena as cli  # the command
 import conftest
 
 
@@ -157,7 +158,6 @@ def test_round_robin_needs_two_players(mini):
 
 # ------------------------------------------------------------------------- the CLI
 def test_cli_round_robin_prints_json_and_writes_a_heat_map(tmp_path, capsys):
-    cli = conftest.load_script("scripts/arena.py")
     png = tmp_path / "rr.png"
     result = cli.main(["--game", "gongzhu", "--round-robin", "random", "if", "--deals", "4",
                        "--batch", "4", "--json", "--png", str(png), "--no-progress"])
@@ -183,7 +183,6 @@ def test_cli_round_robin_prints_json_and_writes_a_heat_map(tmp_path, capsys):
     (["--round-robin", "greed", "if", "--png", "/nonexistent/dir/x.png"], "no directory"),
 ])
 def test_cli_rejects_bad_round_robins(argv, message, capsys):
-    cli = conftest.load_script("scripts/arena.py")
     with pytest.raises(SystemExit) as e:
         cli.parse_args(argv)
     assert e.value.code == 2
@@ -191,7 +190,6 @@ def test_cli_rejects_bad_round_robins(argv, message, capsys):
 
 
 def test_cli_two_agent_mode_is_unchanged():
-    cli = conftest.load_script("scripts/arena.py")
     args = cli.parse_args(["--game", "gongzhu"])
     assert (args.a, args.b, args.round_robin, args.png) == ("greed", "random", None, None)
     assert cli.parse_args(["--a", "if", "--b", "greed"]).b == "greed"

@@ -13,9 +13,9 @@ import sys
 
 import pytest
 
-from conftest import ROOT, load_script, read_metrics
+from cardjax.commands.train import gongzhu_dmc
+from conftest import read_metrics
 
-gongzhu_dmc = load_script("experiments/gongzhu_dmc.py")
 
 TINY = {"num_envs": 8, "width": 16, "depth": 1, "head_width": 16, "head_depth": 2,
         "minibatch": 64, "replay": 1}
@@ -107,8 +107,8 @@ def test_resume_needs_a_run(tmp_path):
 
 def test_unwritable_out_fails_before_any_work(tmp_path):
     """In a fresh process: exit status 2 and one line on stderr, before anything is compiled."""
-    script = ROOT / "experiments" / "gongzhu_dmc.py"
-    r = subprocess.run([sys.executable, str(script), "--out", "/proc/cardjax-run",
+    r = subprocess.run([sys.executable, "-m", "cardjax", "train", "gongzhu_dmc", "--out",
+                        "/proc/cardjax-run",
                         "--iterations", "1", "--no-progress"],
                        capture_output=True, text=True, timeout=300,
                        env=dict(os.environ, JAX_PLATFORMS="cpu"))

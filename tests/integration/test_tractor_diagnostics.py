@@ -1,4 +1,4 @@
-"""Tractor diagnostics (cardjax.games.tractor.diagnostics, scripts/tractor_diagnostics.py): the
+"""Tractor diagnostics (cardjax.games.tractor.diagnostics, cardjax diagnose): the
 phase mix, the point swing of a step, and the play statistics of the rule player and of random
 play (one compile each)."""
 
@@ -16,7 +16,7 @@ from cardjax.games.tractor import diagnostics as td
 from cardjax.games.tractor import env as T
 from cardjax.games.tractor import state_facts
 from cardjax.games.tractor import cards as TC
-from conftest import load_script
+from cardjax.commands import diagnose as diagnose_command
 
 
 @pytest.fixture(scope="module")
@@ -74,9 +74,8 @@ def test_point_swing_of_a_trick(env):
 def test_rule_player_statistics_and_script(env, tmp_path):
     """The rule player never fails a throw, leads about one card and takes the most points as
     the last seat (hand-checked rate 95-97% over 64 deals); the script writes the same."""
-    script = load_script("scripts/tractor_diagnostics.py")
     out = tmp_path / "diag.json"
-    result = script.main(["rule", "--deals", "8", "--batch", "8", "--no-mix", "--json",
+    result = diagnose_command.main(["rule", "--deals", "8", "--batch", "8", "--no-mix", "--json",
                           str(out)])
     stats = result["play_vs_random"]
     assert json.loads(out.read_text())["play_vs_random"] == stats
@@ -85,7 +84,7 @@ def test_rule_player_statistics_and_script(env, tmp_path):
     assert stats["last_seat_decisions"] > 30 and stats["last_seat_best_rate"] > 0.85
     assert result["phase_mix_vs_random"] == []
     with pytest.raises(SystemExit):
-        script.main(["no_such_player", "--no-mix"])
+        diagnose_command.main(["no_such_player", "--no-mix"])
 
 
 def test_random_play_statistics(env):

@@ -1,4 +1,4 @@
-"""Tuning a player's settings by duplicate matches (cardjax.eval.tune, scripts/tune.py): every
+"""Tuning a player's settings by duplicate matches (cardjax.eval.tune, cardjax tune): every
 grid point is the match of that player word, the best is the highest, and the check is a fresh
 match of the best."""
 
@@ -9,7 +9,7 @@ import pytest
 import cardjax
 from cardjax import agents
 from cardjax.eval import arena, tune
-from conftest import load_script
+from cardjax.commands import tune as cli  # the command
 
 
 def test_grid_specs_add_every_combination_to_the_word():
@@ -45,7 +45,6 @@ def test_rows_are_the_matches_and_the_best_is_checked_on_fresh_deals():
 
 
 def test_cli(capsys):
-    cli = load_script("scripts/tune.py")
     r = cli.main(["--bidding", "--a", "bidder:play=random", "--grid", "strength=0", "--b",
                   "random", "--deals", "2", "--no-progress"])
     assert r["best"]["spec"] == "bidder:play=random,strength=0"

@@ -1,4 +1,4 @@
-"""arena.seat_match and the bookkeeping of the paper's UCT experiments (scripts/whitehouse.py
+"""arena.seat_match and the bookkeeping of the paper's UCT experiments (cardjax whitehouse
 mini-uct, dd-table1, dd-table2, dd-grouping), with stand-in players so that nothing searches here."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import cardjax
 from cardjax import agents
 from cardjax.core import Agent
 from cardjax.eval import arena
+from cardjax.commands import whitehouse as whitehouse_command
 import conftest
 
 FIRST, LAST = conftest.LOW, conftest.HIGH
@@ -67,9 +68,9 @@ def test_seat_match_in_parts_gives_the_rows_of_the_whole_match(mini):
 
 @pytest.fixture
 def wh(monkeypatch):
-    """scripts/whitehouse.py with the search players replaced by stand-ins and seat_match by a
+    """cardjax whitehouse with the search players replaced by stand-ins and seat_match by a
     table of known outcomes: ``calls`` records (A, B, seats) of every match."""
-    module = conftest.load_script("scripts/whitehouse.py")
+    module = whitehouse_command
     uct_mod = module.whitehouse_uct
     calls = []
     # a stand-in keeps its settings as its params

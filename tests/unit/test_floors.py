@@ -1,7 +1,7 @@
 """The floors of the package: a module imports only from its own floor and the floors below it
-(games < nets < the players and the trainers, side by side < experiments and scripts).  A trained
-player loads without its trainer, and a trainer is handed the players it needs (a prior) by its
-command instead of importing them.
+(games < nets < the players and the trainers, side by side < the commands, cardjax.commands).
+A trained player loads without its trainer, and a trainer is handed the players it needs (a
+prior) by its command instead of importing them.
 
 The imports are read from the source (every ``import``, ``from ... import``, and the module
 named to ``importlib.import_module`` or ``cardjax.spec.resolve``), at any depth of the code, so
@@ -99,6 +99,17 @@ def violations(floor: str, banned: tuple) -> list[str]:
 @pytest.mark.parametrize("floor", sorted(RULES))
 def test_a_floor_imports_nothing_above_it(floor):
     assert violations(floor, RULES[floor]) == []
+
+
+def test_nothing_imports_the_commands():
+    """The commands are the top floor: outside them only ``python -m cardjax`` imports one."""
+    out = []
+    for name, path in modules("cardjax"):
+        if _under(name, "cardjax.commands") or name == "cardjax.__main__":
+            continue
+        if any(_under(m, "cardjax.commands") for m in imports(name, path)):
+            out.append(os.path.relpath(path, os.path.dirname(ROOT)))
+    assert out == []
 
 
 def test_the_import_reader_sees_every_kind_of_import(tmp_path):

@@ -64,3 +64,28 @@ def test_guard_frees_past_its_share_of_the_cap_only(kept, monkeypatch):
 def test_the_arena_and_the_runner_keep_their_programs_where_release_finds_them():
     assert any(c is arena._PLAY_CACHE for c in programs._KEPT)
     assert any(c is runner._COMPILED for c in programs._KEPT)
+
+
+def test_compile_cost_measures_a_cold_compile():
+    """``compile_cost`` times a compile and sizes its program (a bigger graph is a bigger program
+    text), and leaves the persistent cache as it found it."""
+    import jax.numpy as jnp
+
+    small = programs.compile_cost(lambda x: x + 1, jnp.zeros(4))
+    big = programs.compile_cost(lambda x: jnp.sum(jnp.stack([jnp.sin(x * i) for i in range(40)])),
+                                jnp.zeros(4))
+    assert small["seconds"] > 0 and big["seconds"] > 0
+    assert big["hlo_kb"] > small["hlo_kb"] > 0
+    assert jax.config.jax_enable_compilation_cache  # switched back on
+
+
+def test_the_compile_table_command_measures_every_main_program(tmp_path):
+    import json
+
+    from cardjax.commands.bench import compile as command
+
+    rows = command.main(["--games", "mini_doudizhu", "--batch", "4", "--deals", "2", "--json",
+                         str(tmp_path / "rows.json")])
+    assert [r["program"] for r in rows] == ["step (4 games)", "match random vs random (2 deals)"]
+    assert all(r["seconds"] > 0 and r["hlo_kb"] > 0 for r in rows)
+    assert json.load(open(tmp_path / "rows.json")) == rows

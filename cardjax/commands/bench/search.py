@@ -1,10 +1,9 @@
-#!/usr/bin/env python
 """Speed of the search players: UCT iterations per second against the number of roots searched
 at once, with a plain single-root Python implementation of the same search (the tests'
 reference, :mod:`cardjax.search.uct_reference`) timed in the same run.
 
-    python scripts/benchmark_search.py                         # small defaults, the CPU
-    python scripts/benchmark_search.py --games doudizhu --roots 1,64,1024 --out benchmarks/x.json
+    cardjax bench search                         # small defaults, the CPU
+    cardjax bench search --games doudizhu --roots 1,64,1024 --out benchmarks/x.json
 
 For every game and player (``det_uct`` with 8 trees, ``ismcts``; ``--iterations`` per tree /
 search) one ``jit(vmap(search))`` over ``roots`` random mid-game positions is compiled, then
@@ -22,7 +21,6 @@ import statistics
 import time
 
 import jax
-import numpy as np
 
 import cardjax
 from cardjax.cli import positive_int
@@ -120,8 +118,9 @@ def main(argv=None) -> dict:
                                  args.repeats)
                 rows.append({"game": game, "player": name, "impl": "cardjax", "trees": cfg.trees,
                              "iterations": cfg.iterations, **r})
-                print(f"{game:14s} {name:8s} cardjax {roots:6d} roots {r['iterations_per_s']:12,.0f}"
-                      f" iterations/s ({r['per_root_iterations_per_s']:,.0f} per root; compile "
+                print(f"{game:14s} {name:8s} cardjax {roots:6d} roots "
+                      f"{r['iterations_per_s']:12,.0f} iterations/s "
+                      f"({r['per_root_iterations_per_s']:,.0f} per root; compile "
                       f"{r['compile_s']:.1f} s)", flush=True)
     report = {"device": str(jax.devices()[0]), "cpu_count": os.cpu_count(),
               "machine": platform.machine(), "jax": jax.__version__,
@@ -132,9 +131,3 @@ def main(argv=None) -> dict:
             json.dump(report, f, indent=1)
         os.replace(tmp, args.out)  # a half-written file never reads as valid
     return report
-
-
-if __name__ == "__main__":
-    from cardjax.cli import run_command
-
-    run_command(main)

@@ -1,9 +1,8 @@
-#!/usr/bin/env python
 """Throughput of a training step against ``--num_envs``, on whatever device runs it.
 
-    python scripts/benchmark_training.py                          # ScrofaZero: 32, 128, 512 games
-    python scripts/benchmark_training.py --num-envs 1024,4096 --width 512 --depth 6 --json out.json
-    python scripts/benchmark_training.py --trainer douzero --num-envs 1024,4096 --lstm 128 \\
+    cardjax bench training                          # ScrofaZero: 32, 128, 512 games
+    cardjax bench training --num-envs 1024,4096 --width 512 --depth 6 --json out.json
+    cardjax bench training --trainer douzero --num-envs 1024,4096 --lstm 128 \\
         --width 512 --depth 3 --head-width 512 --head-depth 3 --minibatch 8192 --k-fast 4,0
 
 For each size: the compile time of the whole step, seconds per iteration (self-play of
@@ -26,7 +25,7 @@ import time
 
 import jax
 
-from cardjax.cli import positive_int, run_command
+from cardjax.cli import positive_int
 from cardjax.train import alphazero, dmc, sharding
 
 DMC_GAMES = {"douzero": "doudizhu", "shengji": "tractor", "gongzhu_dmc": "gongzhu"}
@@ -170,7 +169,3 @@ def main(argv=None) -> list[dict]:
                        "jax": jax.__version__, "date": str(_dt.date.today()), **nets,
                        "rows": rows}, f, indent=1)
     return rows
-
-
-if __name__ == "__main__":
-    run_command(main)

@@ -1,10 +1,9 @@
-#!/usr/bin/env python
 """Train a bid value network on a Dou Dizhu corpus (the DouZero+ approach to bidding).
 
-    python scripts/make_corpus.py --game doudizhu --players rule --games 50000 \
+    cardjax corpus --game doudizhu --players rule --games 50000 \
         --out corpora/ddz_rule
-    python experiments/bid_value.py --corpus corpora/ddz_rule --out runs/bid_rule
-    python scripts/arena.py --game doudizhu --bidding --a bidder:value=runs/bid_rule,play=rule \\
+    cardjax train bid_value --corpus corpora/ddz_rule --out runs/bid_rule
+    cardjax arena --game doudizhu --bidding --a bidder:value=runs/bid_rule,play=rule \\
         --b rule --deals 1000
 
 From the landlord's 17 cards before it takes the bottom, the network predicts its chance to win
@@ -22,20 +21,19 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 
 import numpy as np
 
-try:
-    import cardjax  # noqa: F401
-except ImportError:  # pragma: no cover - the repo is not installed
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from cardjax import corpus as corpora
-from cardjax.cli import positive_float, positive_int, run_command
+from cardjax.cli import positive_float, positive_int
 from cardjax.corpus.batches import first_games, to_device
 from cardjax.nets.bid_value.adapter import available
 from cardjax.train import corpus_run, runner
 from cardjax.train.bid_value import Config, cached_trainer
+
+# The recipe ``cardjax train bid_value --game doudizhu`` runs.
+TRAINER = "bid_value"
+GAME = "doudizhu"
 
 TRAIN_FLAGS = {
     "batch_games": (positive_int, "games (examples) per step"),
@@ -135,6 +133,3 @@ def main(argv=None) -> dict:
                        points_mse=last["points_mse"], points_var=last["points_var"])
     print(json.dumps(summary))
     return summary
-
-if __name__ == "__main__":
-    run_command(main)

@@ -1,11 +1,10 @@
-#!/usr/bin/env python
 """Train DeepRocket's policy and kicker networks on a Dou Dizhu corpus (Jiang et al.).
 
-    python scripts/make_corpus.py --game doudizhu --players runs/douzero --games 50000 \\
+    cardjax corpus --game doudizhu --players runs/douzero --games 50000 \\
         --out corpora/ddz_douzero
-    python experiments/deeprocket.py --corpus corpora/ddz_douzero --out runs/deeprocket
-    python experiments/deeprocket.py --out runs/deeprocket --resume --iterations 4000
-    python scripts/arena.py --game doudizhu --a runs/deeprocket --b rule --deals 1000
+    cardjax train deeprocket --corpus corpora/ddz_douzero --out runs/deeprocket
+    cardjax train deeprocket --out runs/deeprocket --resume --iterations 4000
+    cardjax arena --game doudizhu --a runs/deeprocket --b rule --deals 1000
 
 The policy network reads the paper's 15 x 19 x 21 planes (the last six rounds of moves, the
 cards played before them, the unseen cards and the hand; ``cardjax/nets/deeprocket/adapters``)
@@ -31,22 +30,21 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 
 import jax
 import numpy as np
 
-try:
-    import cardjax  # noqa: F401
-except ImportError:  # pragma: no cover - the repo is not installed
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from cardjax import artifact
 from cardjax import corpus as corpora
-from cardjax.cli import positive_float, positive_int, run_command
+from cardjax.cli import positive_float, positive_int
 from cardjax.corpus.batches import first_games, to_device
 from cardjax.nets.deeprocket.adapter import available
 from cardjax.train import corpus_run, runner
 from cardjax.train.deeprocket import Config, cached_trainer
+
+# The recipe ``cardjax train deeprocket --game doudizhu`` runs.
+TRAINER = "deeprocket"
+GAME = "doudizhu"
 
 TRAIN_FLAGS = {
     "batch_games": (positive_int, "corpus games replayed per step (the batches' source)"),
@@ -195,7 +193,3 @@ def score_test(trainer, c: corpora.Corpus, cfg: Config, games: int, out: str) ->
         json.dump(s, f, indent=1)
     os.replace(tmp, os.path.join(out, "test.json"))
     return s["policy"]["accuracy"]
-
-
-if __name__ == "__main__":
-    run_command(main)

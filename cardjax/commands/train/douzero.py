@@ -1,12 +1,11 @@
-#!/usr/bin/env python
 """Train DouZero (Deep Monte Carlo) for Dou Dizhu by self-play, and evaluate it against the rule
 agent and random.
 
-    python experiments/douzero.py                                      # small CPU run, minutes
-    python experiments/douzero.py --num_envs 4096 --iterations 2000 --lstm 128 --width 512 \\
+    cardjax train douzero                                              # small CPU run, minutes
+    cardjax train douzero --num_envs 4096 --iterations 2000 --lstm 128 --width 512 \\
         --depth 3 --head_width 512 --head_depth 3 --minibatch 8192 --eval_every 100 \\
         --eval_deals 1000 --out runs/douzero_gpu                       # one GPU
-    python experiments/douzero.py --out runs/douzero_gpu --resume      # continue a stopped run
+    cardjax train douzero --out runs/douzero_gpu --resume              # continue a stopped run
 
 Every iteration plays ``--num_envs`` Dou Dizhu games (seat 0 the landlord) with epsilon-greedy
 Q networks, one per position -- ``landlord``, ``landlord_down`` (the peasant right after the
@@ -26,7 +25,7 @@ error).  The evaluation settings are saved with the run too (``eval_settings.jso
 on ``--resume`` replaces its saved value).  The games are split over every device of every
 process (``--multihost`` joins a multi-process run with ``jax.distributed.initialize()``).
 Each evaluation writes the greedy player to ``--out``/``player`` (an artifact that loads without
-the trainer: ``scripts/arena.py --game doudizhu --a DIR/player --b rule``).
+the trainer: ``cardjax arena --game doudizhu --a DIR/player --b rule``).
 """
 
 from __future__ import annotations
@@ -36,14 +35,17 @@ import jax
 import cardjax
 from cardjax import agents
 from cardjax.agents import dmc as dmc_agent
-from cardjax.cli import run_command
 from cardjax.eval import arena
 from cardjax.train import dmc
 from cardjax.train.dmc import cli as dmc_cli
 
+# The recipe ``cardjax train dmc --game doudizhu`` runs.
+TRAINER = "dmc"
+GAME = "doudizhu"
+
 # The training flags' defaults: small enough for a CPU run of a few minutes (dmc.Config has
 # DouZero's values where it gives them).
-TRAIN_DEFAULTS = dmc_cli.train_defaults("doudizhu", num_envs=32, lstm=64, width=128, depth=2,
+TRAIN_DEFAULTS = dmc_cli.train_defaults(GAME, num_envs=32, lstm=64, width=128, depth=2,
                                         head_width=128, head_depth=2, minibatch=512)
 
 
@@ -56,7 +58,7 @@ def parse_args(argv=None):
 def make_evaluate(cfg: dmc.Config, params, deals: int, seed: int):
     """``evaluate(state) -> dict`` for the runner: ADP against the rule agent as ``mean``."""
     bidding = bool(cfg.options.bidding)
-    env = cardjax.make("doudizhu", bidding=bidding)  # ADP scoring whatever the training reward
+    env = cardjax.make(GAME, bidding=bidding)  # ADP scoring whatever the training reward
     player = dmc_agent.agent_from_params(env, params, cfg)
     keys = ("mean", "stderr", "games", "wp_a_landlord", "wp_b_landlord", "adp_a") + (
         ("landlord_share_a", "void_rate") if bidding else ("adp_a_landlord", "adp_a_peasants"))
@@ -97,7 +99,3 @@ def main(argv=None) -> dict:
     return dmc_cli.main(parse_args(argv), TRAIN_DEFAULTS, make_evaluate, label="DouZero (DMC)",
                         eval_name="ADP vs rule", summarize=summarize,
                         load_player=agents.load)
-
-
-if __name__ == "__main__":
-    run_command(main)

@@ -1,13 +1,12 @@
-#!/usr/bin/env python
 """Train a Deep Monte Carlo (DMC) player for Gongzhu by self-play, and evaluate it against Mr Greed.
 
-    python experiments/gongzhu_dmc.py                                  # small CPU run, minutes
-    python experiments/gongzhu_dmc.py --num_envs 4096 --iterations 2000 --width 512 --depth 3 \\
+    cardjax train gongzhu_dmc                                          # small CPU run, minutes
+    cardjax train gongzhu_dmc --num_envs 4096 --iterations 2000 --width 512 --depth 3 \\
         --head_width 512 --head_depth 3 --minibatch 8192 --eval_every 100 --eval_deals 1000 \\
         --out runs/gongzhu_dmc_gpu                                     # one GPU
-    python experiments/gongzhu_dmc.py --out runs/gongzhu_dmc_gpu --resume   # continue a run
+    cardjax train gongzhu_dmc --out runs/gongzhu_dmc_gpu --resume      # continue a run
 
-A cheap baseline beside ScrofaZero (``experiments/scrofazero.py``): no search, no perfect
+A cheap baseline beside ScrofaZero (``cardjax train scrofazero``): no search, no perfect
 information.  Every iteration plays ``--num_envs`` Gongzhu games (no exposure phase) in which one
 epsilon-greedy Q network plays all four seats from each seat's own observation, then regresses
 Q(s, a_taken) on the acting seat's Monte-Carlo return -- its team's point margin at the end of the
@@ -24,7 +23,7 @@ run had never stopped (its training flags win; typing a different one is an erro
 evaluation settings are saved with the run too (``eval_settings.json``; a flag typed on
 ``--resume`` replaces its saved value).  Each evaluation writes the greedy player to
 ``--out``/``player``, an artifact that loads without the trainer; play it with
-``scripts/arena.py --game gongzhu --a RUN_DIR/player --b greed`` (or ``--a RUN_DIR``).  The
+``cardjax arena --game gongzhu --a RUN_DIR/player --b greed`` (or ``--a RUN_DIR``).  The
 games are split over every device of every process (``--multihost`` joins a multi-process run
 with ``jax.distributed.initialize()``).
 """
@@ -36,13 +35,16 @@ import jax
 import cardjax
 from cardjax import agents
 from cardjax.agents import dmc as dmc_agent
-from cardjax.cli import run_command
 from cardjax.eval import arena
 from cardjax.train import dmc
 from cardjax.train.dmc import cli as dmc_cli
 
+# The recipe ``cardjax train dmc --game gongzhu`` runs.
+TRAINER = "dmc"
+GAME = "gongzhu"
+
 # The training flags' defaults: small enough for a CPU run of a minute or two.
-TRAIN_DEFAULTS = dmc_cli.train_defaults("gongzhu", num_envs=32, width=128, depth=2,
+TRAIN_DEFAULTS = dmc_cli.train_defaults(GAME, num_envs=32, width=128, depth=2,
                                         head_width=128, head_depth=2, minibatch=512, lr=1e-3)
 
 
@@ -55,7 +57,7 @@ def parse_args(argv=None):
 
 def make_evaluate(cfg: dmc.Config, params, deals: int, seed: int):
     """``evaluate(state) -> dict`` for the runner: WPG against Mr Greed as ``mean``."""
-    env = cardjax.make("gongzhu")
+    env = cardjax.make(GAME)
     player = dmc_agent.agent_from_params(env, params, cfg)
     greed = agents.get(env, "greed")
 
@@ -81,7 +83,3 @@ def main(argv=None) -> dict:
     return dmc_cli.main(parse_args(argv), TRAIN_DEFAULTS, make_evaluate, label="Gongzhu DMC",
                         eval_name="WPG vs greed", summarize=summarize,
                         load_player=agents.load)
-
-
-if __name__ == "__main__":
-    run_command(main)

@@ -1,9 +1,8 @@
-#!/usr/bin/env python
 """Train a card-location inference network on a game corpus (Solinas, Rebstock and Buro 2019).
 
-    python scripts/make_corpus.py --game gongzhu --players greed --games 20000 --out corpora/greed
-    python experiments/inference.py --corpus corpora/greed --out runs/inference_greed
-    python experiments/inference.py --out runs/inference_greed --resume --iterations 4000
+    cardjax corpus --game gongzhu --players greed --games 20000 --out corpora/greed
+    cardjax train inference --corpus corpora/greed --out runs/inference_greed
+    cardjax train inference --out runs/inference_greed --resume --iterations 4000
 
 The network reads the acting seat's view (``env.observe`` and the move history the paper lists:
 cards led and sloughed by each seat, when each card was played; see
@@ -27,21 +26,19 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 
 import jax
 import numpy as np
 
-try:
-    import cardjax
-except ImportError:  # pragma: no cover - the repo is not installed
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    import cardjax
 from cardjax import corpus as corpora
 from cardjax.corpus.batches import first_games, to_device
-from cardjax.cli import positive_float, positive_int, probability, run_command
+from cardjax.cli import positive_float, positive_int, probability
 from cardjax.train import corpus_run, runner
 from cardjax.train.inference import Config, cached_trainer
+
+# The recipe ``cardjax train inference`` runs; the game is the corpus's.
+TRAINER = "inference"
+GAME = None
 
 TRAIN_FLAGS = {
     "batch_games": (positive_int, "corpus games per step (every decision of each is trained on)"),
@@ -143,6 +140,3 @@ def main(argv=None) -> dict:
                        best_iteration=best["iteration"])
     print(json.dumps(summary))
     return summary
-
-if __name__ == "__main__":
-    run_command(main)

@@ -1,10 +1,9 @@
-#!/usr/bin/env python
 """Train ScrofaZero for Gongzhu by self-play, and evaluate it against Mr Greed.
 
-    python experiments/scrofazero.py                                   # small CPU run, minutes
-    python experiments/scrofazero.py --num_envs 4096 --iterations 200 --width 512 --depth 6 \\
+    cardjax train scrofazero                                               # small CPU run, minutes
+    cardjax train scrofazero --num_envs 4096 --iterations 200 --width 512 --depth 6 \\
         --minibatch 8192 --eval_every 20 --eval_deals 256 --out runs/gpu   # one GPU
-    python experiments/scrofazero.py --out runs/gpu --resume           # continue a stopped run
+    cardjax train scrofazero --out runs/gpu --resume                       # continue a stopped run
 
 Every iteration plays ``--num_envs`` games of self-play under perfect information, with MCTS
 (``b + k x legal`` simulations per move, value network at the leaves) choosing every move, then
@@ -28,14 +27,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 
 import jax
 
 from cardjax import agents, artifact
 from cardjax.agents import scrofazero as scrofazero_agent
-from cardjax.cli import non_negative_int, positive_float, positive_int, run_command
+from cardjax.cli import non_negative_int, positive_float, positive_int
 from cardjax.eval import arena
 from cardjax.train import alphazero, run_config, runner
+
+# The recipe ``cardjax train alphazero --game gongzhu`` runs.
+TRAINER = "alphazero"
+GAME = "gongzhu"
 
 
 # The training flags' defaults: small enough for a CPU run of a few minutes (alphazero.Config
@@ -159,9 +163,8 @@ def main(argv=None) -> dict:
         if evals:
             summary["wpg"] = evals[-1]["mean"]
             summary["wpg_stderr"] = evals[-1]["stderr"]
+        print(runner.closing(args.out, int(state.iteration), evals, "WPG vs two Mr Greeds",
+                             "points a game against them: above 0 beats them",
+                             game=cfg.game), file=sys.stderr)
         print(json.dumps(summary))
     return summary
-
-
-if __name__ == "__main__":
-    run_command(main)

@@ -1,12 +1,11 @@
-#!/usr/bin/env python
 """Train ShengJi+ (Deep Monte Carlo) for Tractor by self-play, and evaluate it against random and
 the rule agent.
 
-    python experiments/shengji.py                                      # small CPU run, minutes
-    python experiments/shengji.py --num_envs 2048 --width 512 --depth 3 --head_width 256 \\
+    cardjax train shengji                                              # small CPU run, minutes
+    cardjax train shengji --num_envs 2048 --width 512 --depth 3 --head_width 256 \\
         --head_depth 3 --minibatch 8192 --iterations 600 --eval_every 50 --eval_deals 512 \\
         --out runs/shengji_gpu                                         # one GPU
-    python experiments/shengji.py --out runs/shengji_gpu --resume      # continue a stopped run
+    cardjax train shengji --out runs/shengji_gpu --resume              # continue a stopped run
 
 Every iteration plays ``--num_envs`` Tractor hands (random level and dealer) with epsilon-greedy
 Q networks, one per phase as in the ShengJi+ report -- ``declare``, ``bury`` (one card per
@@ -45,7 +44,7 @@ continues the newest checkpoint exactly as if the run had never stopped.  The ev
 settings are saved with the run too (``eval_settings.json``; a flag typed on ``--resume``
 replaces its saved value).  The games are split over every device of every process
 (``--multihost``).  Each evaluation writes the greedy player to ``--out``/``player`` (an artifact
-that loads without the trainer: ``scripts/arena.py --game tractor --a DIR/player --b rule``).
+that loads without the trainer: ``cardjax arena --game tractor --a DIR/player --b rule``).
 """
 
 from __future__ import annotations
@@ -55,15 +54,18 @@ import jax
 import cardjax
 from cardjax import agents
 from cardjax.agents import dmc as dmc_agent
-from cardjax.cli import run_command
 from cardjax.eval import arena
 from cardjax.games.tractor import metrics as tractor_metrics
 from cardjax.train import dmc
 from cardjax.train.dmc import cli as dmc_cli
 
+# The recipe ``cardjax train dmc --game tractor`` runs.
+TRAINER = "dmc"
+GAME = "tractor"
+
 # Small defaults: an iteration takes a few seconds on a CPU core (the Tractor adapter's defaults
 # follow the report: gamma 0.95, epsilon 0.015).  No LSTM: the features hold no move history.
-TRAIN_DEFAULTS = dmc_cli.train_defaults("tractor", num_envs=16, width=128, depth=2, head_width=64,
+TRAIN_DEFAULTS = dmc_cli.train_defaults(GAME, num_envs=16, width=128, depth=2, head_width=64,
                                         head_depth=2, minibatch=512)
 OPPONENTS = ("random", "rule")
 
@@ -77,7 +79,7 @@ def parse_args(argv=None):
 def make_evaluate(cfg: dmc.Config, params, deals: int, seed: int):
     """``evaluate(state) -> dict`` for the runner: the leveling rate against random as
     ``mean``."""
-    env = cardjax.make("tractor")  # the standard game, whatever the training options
+    env = cardjax.make(GAME)  # the standard game, whatever the training options
     player = dmc_agent.agent_from_params(env, params, cfg)
     opponents = {name: agents.get(env, name) for name in OPPONENTS}
 
@@ -116,7 +118,3 @@ def main(argv=None) -> dict:
     return dmc_cli.main(parse_args(argv), TRAIN_DEFAULTS, make_evaluate, label="ShengJi+ (DMC)",
                         eval_name="leveling rate vs random", summarize=_summarize,
                         load_player=agents.load)
-
-
-if __name__ == "__main__":
-    run_command(main)

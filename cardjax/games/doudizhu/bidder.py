@@ -1,7 +1,7 @@
 """Dou Dizhu with bidding: a bid module composed with any card player.
 
 ``bidder:value=RUN,play=PLAYER,threshold=T[,high=H]`` bids with a bid value network (an
-``experiments/bid_value.py`` run or its artifact, the DouZero+ approach; :func:`load_value`):
+``cardjax train bid_value`` run or its artifact, the DouZero+ approach; :func:`load_value`):
 when the network's win probability for the seat's hand, were it to take the bottom cards, is at
 least ``threshold`` (default 0.5), the seat bids the lowest bid above the current one (3 when
 ``high`` is given and the network's expected points at stake 1 reach it), else it passes.
@@ -125,7 +125,7 @@ def make(env, value: tuple | None = None, play: Agent | None = None, threshold: 
     both from the words a command gives (``make.loaded_settings``)."""
     if env.name != "doudizhu" or not getattr(env, "bidding", False):
         raise ValueError("bidder plays Dou Dizhu with bidding: cardjax.make('doudizhu', "
-                         "bidding=True) (scripts/arena.py --bidding)")
+                         "bidding=True) (cardjax arena --bidding)")
     if not 0.0 <= float(threshold) <= 1.0:
         raise ValueError(f"threshold is a win probability in [0, 1], got {threshold}")
     if play is None:

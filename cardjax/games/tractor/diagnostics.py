@@ -3,7 +3,7 @@ and the simplest trick decision there is.
 
 * :func:`phase_mix` -- a player that declares, buries and chaodis like one player and plays the
   tricks like another; matched against random or the rule player
-  (``scripts/tractor_diagnostics.py``) it tells whether a trained player's weakness is before or
+  (``cardjax diagnose``) it tells whether a trained player's weakness is before or
   in the tricks; :func:`follow_mix` splits the tricks into the leads and the follows.
 * :func:`play_stats` -- a player's play against an opponent: how many cards it leads, how often a
   lead is a throw that fails (the smallest failing unit is played instead), and its choices as

@@ -58,7 +58,7 @@ higher trump).
 Multi-card leads (tractors, throws) are followed by the same feed / low choice card by card; the
 mask keeps the structure legal (no attempt to beat or ruff them).
 
-Strength: against random play in the Tractor duplicate arena (``scripts/arena.py --game tractor
+Strength: against random play in the Tractor duplicate arena (``cardjax arena --game tractor
 --a rule --b random --deals 512 --seed 1``, default rules) it wins 94% of the hands, takes 99% of
 the levels (leveling rate 0.990) with AAPD +115 points (it attacks for 156 points on average,
 random for 41); the ShengJi+ report's DMC agent has leveling rate 0.976 and AAPD +125 against

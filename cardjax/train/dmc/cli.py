@@ -1,5 +1,5 @@
-"""The command line shared by the DMC experiments (``experiments/douzero.py``,
-``experiments/gongzhu_dmc.py``, ``experiments/shengji.py``).
+"""The command line shared by the DMC experiments (``cardjax train douzero``,
+``cardjax train gongzhu_dmc``, ``cardjax train shengji``).
 
 The commands share the training flags, the resolution of a run's config (new or resumed) and the
 training ``main``; a game's command only gives its small defaults, how it is evaluated and the
@@ -17,6 +17,7 @@ import argparse
 import dataclasses
 import json
 import os
+import sys
 from typing import Callable
 
 import jax
@@ -224,5 +225,7 @@ def main(args, defaults: dict, make_evaluate: Callable, *, label: str, eval_name
         evals = runner.RunFiles(args.out).read_evals()
         if evals:
             summary.update(summarize(evals[-1]))
+        print(runner.closing(args.out, int(state.iteration), evals, eval_name, game=cfg.game),
+              file=sys.stderr)
         print(json.dumps(summary))
     return summary

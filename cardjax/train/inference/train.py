@@ -156,7 +156,7 @@ cached_trainer = corpus_run.cached(make_trainer)
 
 
 def load_run(run: str):
-    """``(trainer, params, corpus)`` of an ``experiments/inference.py`` run directory: its config,
+    """``(trainer, params, corpus)`` of a ``cardjax train inference`` run directory: its config,
     its best network (``best.msgpack``) and its corpus opened for its env.  ``ValueError`` with
     the reason when any of them cannot be read."""
     from cardjax import corpus as corpora

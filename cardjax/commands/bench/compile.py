@@ -1,0 +1,90 @@
+"""Compile time as a measured quantity: the cold compile seconds and the size of each main
+program a person meets, per game.
+
+    cardjax bench compile                          # every game, printed as a table
+    cardjax bench compile --games tractor --json benchmarks/compile_cpu2.json
+
+For each game: the env's step over a batch (``--batch`` games, what a training loop or a
+benchmark runs), the arena's match program (the game's default opponent against random,
+``--deals`` deals at a time: what ``cardjax arena`` and every trainer's evaluation compile), and
+each shipped pretrained player's ``act`` on one state (what the web table and a Python loop
+compile).  Each is compiled with the persistent compilation cache off and JAX's in-memory caches
+cleared (:func:`cardjax.programs.compile_cost`), so the figures are what a new machine pays;
+``hlo_kb`` is the size of the optimized program's text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+import jax
+import jax.numpy as jnp
+
+import cardjax
+from cardjax import agents, programs, registry
+from cardjax.agents import pretrained
+from cardjax.cli import positive_int
+from cardjax.eval import arena
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="cardjax bench compile",
+                                description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog=__doc__.split("\n\n", 1)[1])
+    p.add_argument("--games", nargs="+", default=None, metavar="GAME",
+                   help=f"games to measure (default: all: {', '.join(cardjax.GAMES)})")
+    p.add_argument("--batch", type=positive_int, default=64, help="games in the step's batch")
+    p.add_argument("--deals", type=positive_int, default=8, help="deals of the match program")
+    p.add_argument("--json", default=None, metavar="FILE", help="also write the rows here")
+    args = p.parse_args(argv)
+    unknown = sorted(set(args.games or ()) - set(cardjax.GAMES))
+    if unknown:
+        p.error(f"--games: unknown {', '.join(unknown)}; games: {', '.join(cardjax.GAMES)}")
+    return args
+
+
+def programs_of(game: str, batch: int, deals: int):
+    """``(name, fn, args)`` of the game's main programs (built lazily, one at a time)."""
+    env = cardjax.make(game)
+    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), batch))
+    actions = jnp.argmax(states.legal_action_mask, axis=1).astype(jnp.int32)
+    yield f"step ({batch} games)", jax.vmap(env.step), (states, actions)
+
+    spec = registry.spec(game)
+    a = agents.get(env, spec.default_opponent or "random")
+    b = agents.get(env, "random")
+    plan = arena.scheme(env)
+    dup = arena.duplicate_states(env, arena.deal_keys(0, deals))
+    play = arena.make_play(env, a, b, plan.outcome)
+    yield (f"match {a.name} vs {b.name} ({deals} deals)", play,
+           (dup.states, dup.a_seats, jax.random.PRNGKey(1), a.params, b.params))
+
+    one = env.init(jax.random.PRNGKey(2))
+    for name in pretrained.names(game):
+        player = agents.get(env, name)
+        yield f"{name}: act on one state", player.act, (player.params, jax.random.PRNGKey(3), one)
+
+
+def main(argv=None) -> list[dict]:
+    args = parse_args(argv)
+    device = f"{jax.device_count()} x {jax.devices()[0].device_kind}"
+    rows = []
+    for game in args.games or cardjax.GAMES:
+        for name, fn, fn_args in programs_of(game, args.batch, args.deals):
+            cost = programs.compile_cost(fn, *fn_args)
+            rows.append({"game": game, "program": name, **cost, "device": device})
+            print(f"{game:14s} {name:48s} {cost['seconds']:7.2f} s {cost['hlo_kb']:9.1f} KB",
+                  file=sys.stderr, flush=True)
+    if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    total = sum(r["seconds"] for r in rows)
+    print(f"{len(rows)} programs compiled cold in {total:.1f} s on {device}; the slowest: "
+          f"{max(rows, key=lambda r: r['seconds'])['program']} "
+          f"({max(r['seconds'] for r in rows):.1f} s)", file=sys.stderr)
+    return rows

@@ -1,0 +1,1 @@
+"""Train a player: one recipe per experiment of a paper, each naming its trainer and game."""
