@@ -1,8 +1,8 @@
 """Dou Dizhu with bidding: a bid module composed with any card player.
 
-``bidder:value=RUN,play=PLAYER,threshold=T[,high=H]`` bids with a bid value network (an
-``cardjax train bid_value`` run or its artifact, the DouZero+ approach; :func:`load_value`):
-when the network's win probability for the seat's hand, were it to take the bottom cards, is at
+``bidder:value=RUN,play=PLAYER,threshold=T[,high=H]`` bids with a bid value network (a
+``cardjax train bid_value`` run or its artifact, the DouZero+ approach, loaded by
+``cardjax.agents.load_setting``): when the network's win probability for the seat's hand, were it to take the bottom cards, is at
 least ``threshold`` (default 0.5), the seat bids the lowest bid above the current one (3 when
 ``high`` is given and the network's expected points at stake 1 reach it), else it passes.
 ``bidder:strength=C`` bids by hand strength instead (:func:`strength`: the control cards and the
