@@ -27,6 +27,8 @@ import shlex
 import sys
 from typing import Any, NamedTuple
 
+from cardjax.files import write_atomic
+
 FORMAT = "cardjax-player"
 FORMAT_VERSION = 1
 META = "player.json"
@@ -79,15 +81,6 @@ def describe(kind: str, game: str | None, *, network: dict, play: dict | None = 
             **extra}
 
 
-def _write(path: str, data: bytes) -> None:
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
 def write(directory: str, meta: dict, params) -> dict:
     """Write ``params`` and ``meta`` (:func:`describe`) to ``directory`` (made if missing);
     returns the description as written."""
@@ -103,8 +96,8 @@ def write(directory: str, meta: dict, params) -> dict:
     meta = dict(meta, parameters=int(sum(np.size(x) for x in jax.tree_util.tree_leaves(host))),
                 params_sha256=hashlib.sha256(data).hexdigest())
     os.makedirs(directory, exist_ok=True)
-    _write(os.path.join(directory, PARAMS), data)
-    _write(os.path.join(directory, META),
+    write_atomic(os.path.join(directory, PARAMS), data)
+    write_atomic(os.path.join(directory, META),
            (json.dumps(meta, indent=1, default=str) + "\n").encode())
     return meta
 

@@ -27,6 +27,8 @@ import time
 
 import jax
 
+from cardjax.files import write_atomic
+
 MAPS = "/proc/self/maps"
 MAX_MAP_COUNT = "/proc/sys/vm/max_map_count"
 
@@ -108,10 +110,7 @@ def _record_time(what: str, seconds: float) -> None:
     times[what] = round(seconds, 1)
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.tmp{os.getpid()}"
-        with open(tmp, "w") as f:
-            json.dump(times, f)
-        os.replace(tmp, path)
+        write_atomic(path, json.dumps(times).encode())
     except OSError:
         pass  # an unwritable cache only costs the estimate
 

@@ -41,6 +41,7 @@ import jax
 import numpy as np
 
 from cardjax import registry
+from cardjax.files import write_atomic
 
 FORMAT = "cardjax-corpus"
 VERSION = 1
@@ -102,15 +103,6 @@ def _sha256(path: str) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
-
-
-def _write_atomic(path: str, data: bytes) -> None:
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 class CorpusWriter:
@@ -180,7 +172,7 @@ class CorpusWriter:
             buf = io.BytesIO()
             np.savez_compressed(buf, **arrays)
             file = f"{name}-{chunk:05d}.npz"
-            _write_atomic(os.path.join(self.directory, file), buf.getvalue())
+            write_atomic(os.path.join(self.directory, file), buf.getvalue())
             new.append({"file": file, "split": name, "chunk": chunk, "games": int(rows.size),
                         "decisions": int(arrays["length"].sum()), "bytes": buf.tell(),
                         "sha256": hashlib.sha256(buf.getvalue()).hexdigest()})
@@ -190,7 +182,7 @@ class CorpusWriter:
 
     def _save_manifest(self) -> None:
         data = json.dumps(self.manifest, indent=1).encode()
-        _write_atomic(os.path.join(self.directory, MANIFEST), data)
+        write_atomic(os.path.join(self.directory, MANIFEST), data)
 
 
 def read_manifest(directory: str) -> dict:

@@ -105,10 +105,9 @@ def save_params(path: str, params) -> None:
     import jax
     from flax import serialization
 
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(serialization.to_bytes(jax.device_get(params)))
-    os.replace(tmp, path)
+    from cardjax.files import write_atomic
+
+    write_atomic(path, serialization.to_bytes(jax.device_get(params)))
 
 
 def saved_config(run: str, algorithm: str) -> dict:
