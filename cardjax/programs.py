@@ -102,6 +102,12 @@ def _read_times() -> dict:
         return {}
 
 
+def recorded(what: str) -> float | None:
+    """The seconds :func:`compiling` last recorded for ``what`` here (None: never)."""
+    seconds = _read_times().get(what)
+    return seconds if isinstance(seconds, (int, float)) else None
+
+
 def _record_time(what: str, seconds: float) -> None:
     path = _times_path()
     if path is None:

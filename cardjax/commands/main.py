@@ -106,6 +106,17 @@ def usage(prog: str, found: dict[str, Command], doc: str | None) -> str:
            f"{listing(prog, found, recipes)}\n"
 
 
+def trainer_usage(prog: str, word: str, serving: list[Command]) -> str:
+    """``prog word --help`` for a trainer of several games: its games, and how to see one's
+    flags (each game's recipe has its own)."""
+    games = {c.game: dataclasses.replace(c, summary=f"{c.summary} (recipe {c.name})")
+             for c in sorted(serving, key=lambda c: c.game)}
+    return (f"usage: {prog} {word} --game <game> [flags]\n"
+            f"       {prog} {word} --game <game> --help   (the flags of that game's recipe)\n\n"
+            f"{word} trains a player of one of several games; --game picks the game and its "
+            f"recipe.\n\ngames:\n{listing(prog, games)}\n")
+
+
 def _pop_game(argv: list[str]) -> tuple[str | None, list[str]]:
     """``--game G`` (or ``--game=G``) taken out of ``argv``."""
     for i, word in enumerate(argv):
@@ -136,7 +147,7 @@ def resolve(found: dict[str, Command], word: str, rest: list[str], prog: str
     if not match:
         raise SystemExit(f"error: {prog} {word}: "
                          + ("--game is required" if game is None else f"no recipe for {game!r}")
-                         + f"; games: {', '.join(map(str, games))}")
+                         + f"; games: {', '.join(map(str, games))} ({prog} {word} --help)")
     return match[0], args
 
 
@@ -152,6 +163,11 @@ def dispatch(argv: list[str], prog: str = "cardjax", package: str = PACKAGE,
             print(usage(prog, found, doc), end="", file=sys.stdout if argv else sys.stderr)
             if not argv:
                 raise SystemExit(2)
+            return None
+        serving = [c for c in found.values() if c.trainer == argv[0].replace("-", "_")]
+        if len(serving) > 1 and _pop_game(argv[1:])[0] is None \
+                and {"-h", "--help"} & set(argv[1:]):  # a trainer's help, before its game's
+            print(trainer_usage(prog, argv[0], serving), end="")
             return None
         command, argv = resolve(found, argv[0], argv[1:], prog)
         prog = f"{prog} {command.name}"

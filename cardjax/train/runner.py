@@ -181,22 +181,29 @@ def announce(name: str, details: str, params, out: str) -> None:
 
 
 def closing(out: str, iteration: int, evals: list, eval_name: str, meaning: str = "",
-            game: str | None = None) -> str:
+            game: str | None = None, use: str | None = None, signed: bool = True) -> str:
     """The sentence a training command ends with (on stderr, before its JSON line): where the run
     stands, its last evaluation in words (``meaning``: how to read the figure, e.g. "points a
-    game against them; above 0 beats them"), and the files it wrote."""
+    game against them; above 0 beats them"), the files it wrote, and how to use what it
+    trained (``use``, for a network that is not a player by itself, e.g. "bid with it: ...";
+    default: the arena command that plays ``out/player``).  ``signed``: the figure with its sign
+    (a score against a baseline; not an accuracy or a loss)."""
     where = os.path.abspath(out)
     parts = [f"trained {iteration} iterations into {where}"]
     if evals:
         last = evals[-1]
+        error = f" ± {last['stderr']:.2g}" if last.get("stderr") is not None else ""
         parts.append(f"the last evaluation (iteration {last['iteration']}): {eval_name} "
-                     f"{last['mean']:+.3g} ± {last['stderr']:.2g}" + (f" ({meaning})" if meaning
-                                                                       else ""))
-    files = [f for f in ("curves.png", "eval.json", "metrics.jsonl", "checkpoints", "player")
+                     f"{last['mean']:{'+' if signed else ''}.3g}{error}"
+                     + (f" ({meaning})" if meaning else ""))
+    files = [f for f in ("curves.png", "eval.json", "test.json", "metrics.jsonl",
+                         "best.msgpack", "checkpoints", "player")
              if os.path.exists(os.path.join(out, f))]
     if files:
         parts.append("files: " + ", ".join(files))
-    if os.path.isdir(os.path.join(out, "player")):
+    if use:
+        parts.append(use)
+    elif os.path.isdir(os.path.join(out, "player")):
         flag = f"--game {game} " if game else ""
         parts.append(f"play it: cardjax arena {flag}--a {os.path.join(where, 'player')}")
     return "; ".join(parts) + "."

@@ -7,6 +7,8 @@ players play each other and step through a finished game (``docs/web.md``).
 - :mod:`~cardjax.web.new_table`: a request for a table, checked (its options too)
 - :mod:`~cardjax.web.words`: player words checked: search budgets, the players directories
 - :mod:`~cardjax.web.limits`: every bound of a request, and how a refusal quotes what was sent
+- :mod:`~cardjax.web.warm`: which tables' programs are ready, how long the others take, and
+  warming each game's default table when the server starts
 - :mod:`~cardjax.web.serve`: the command (``cardjax serve``, ``python -m cardjax.web``): waitress,
   stopped gracefully
 - ``static/``: the page (HTML, CSS and JavaScript; no build step)

@@ -15,6 +15,7 @@ import cardjax
 from cardjax import agents, registry
 from cardjax.table import IllegalMove
 from cardjax.table.base import NAMES_BY_SEATS
+from cardjax.web import warm as warming
 from cardjax.web.limits import MAX_BODY, MAX_CARD_ID, MAX_CARDS, MAX_TEXT, one_line
 from cardjax.web.live import LOG
 from cardjax.web.new_table import BadTable
@@ -58,9 +59,10 @@ def _cards(body: dict):
     return cards, None
 
 
-def create_app(tables: Tables | None = None, reaper: bool = True) -> Flask:
+def create_app(tables: Tables | None = None, reaper: bool = True, warm=()) -> Flask:
     """The app over ``tables`` (new: :class:`Tables` with its defaults); ``reaper`` starts the
-    thread that closes idle tables."""
+    thread that closes idle tables; ``warm``: the games whose default table is prepared in the
+    background now (True: every game of the page; ``cardjax serve`` warms, tests mostly not)."""
     static = importlib.resources.files("cardjax.web") / "static"
     app = Flask(__name__, static_folder=str(static), static_url_path="/static")
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY  # Werkzeug refuses a longer body: a 413
@@ -71,6 +73,8 @@ def create_app(tables: Tables | None = None, reaper: bool = True) -> Flask:
     app.extensions["cardjax_tables"] = tables
     if reaper:
         tables.start_reaper()
+    if warm:
+        warming.start(tables, list(catalogue()) if warm is True else list(warm))
 
     @app.get("/")
     def index():
@@ -82,12 +86,21 @@ def create_app(tables: Tables | None = None, reaper: bool = True) -> Flask:
 
     @app.get("/healthz")
     def healthz():
-        """For a supervisor or load balancer: answers while the server serves."""
-        return jsonify({"ok": True, "tables": tables.count()})
+        """For a supervisor or load balancer: answers while the server serves (and, when it
+        warms the games, how far that is)."""
+        health = {"ok": True, "tables": tables.count()}
+        if tables.programs.warm:
+            health["warm"] = dict(tables.programs.warm)
+        return jsonify(health)
 
     @app.get("/api/games")
     def games():
         return jsonify(catalogue())
+
+    @app.get("/api/programs")
+    def programs():
+        """Per game: its default table's programs ready, or about how long they take."""
+        return jsonify(tables.programs.status())
 
     @app.post("/api/tables")
     def create():

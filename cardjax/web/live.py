@@ -21,12 +21,16 @@ LOG_LINES = 80  # lines of the game's log in a view
 
 
 class LiveTable:
-    """A game at a web table (``players``: a word per seat, "you" at the person's seat)."""
+    """A game at a web table (``players``: a word per seat, "you" at the person's seat);
+    ``prepare``: compiles its programs (default ``game.prepare``), ``estimate``: about how long
+    that takes (:meth:`cardjax.web.warm.Programs.estimate`), for the page while it waits."""
 
     THREAD = "table-"  # the name of its worker thread, before its id
 
-    def __init__(self, table_id: str, game: Game, players: list[str], pace: float):
+    def __init__(self, table_id: str, game: Game, players: list[str], pace: float,
+                 prepare=None, estimate: dict | None = None):
         self.id, self.game, self.players, self.pace = table_id, game, players, pace
+        self.prepare, self.estimate = prepare or game.prepare, estimate
         self.me = game.table.me
         self.lock = threading.Lock()
         self.closed = threading.Event()
@@ -49,7 +53,7 @@ class LiveTable:
     def _work(self) -> None:
         try:
             if not self.ready:
-                self.game.prepare()
+                self.prepare()
                 self.ready = True
             while True:
                 with self.lock:
@@ -108,7 +112,8 @@ class LiveTable:
             view.update({
                 "id": self.id, "at": k, "moves": n, "over": g.over, "you": self.me,
                 "watch": self.me is None, "players": self.players, "seed": g.seed,
-                "ready": self.ready, "error": self.error,
+                "ready": self.ready, "estimate": None if self.ready else self.estimate,
+                "error": self.error,
                 "thinking": self.thinking if k == n else None,
                 "log": lines[-LOG_LINES:],
             })

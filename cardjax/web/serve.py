@@ -7,10 +7,12 @@ The server is waitress, a production WSGI server in pure Python: its requests ru
 of threads of one process, so JAX's compiled programs and thread pools serve every request
 (a forking server such as gunicorn would copy a process JAX has started, which JAX does not
 support), and it runs alike on Linux, macOS and Windows.  Each table's players move in a thread
-of their own, so tables never wait for one another.  A player word may load from disk only
-inside the ``--players-dir`` directories.  SIGTERM or Ctrl-C stops it gracefully: it stops
-accepting, finishes the requests in progress (a record being downloaded is sent whole), closes
-the tables and exits 0.
+of their own, so tables never wait for one another.  At start a background thread prepares
+each game's default table (its env and players compiled: minutes on a laptop with nothing
+cached), so the first person at a table does not wait; ``--no-warm`` leaves each game to compile
+at its first table.  A player word may load from disk only inside the ``--players-dir``
+directories.  SIGTERM or Ctrl-C stops it gracefully: it stops accepting, finishes the requests
+in progress (a record being downloaded is sent whole), closes the tables and exits 0.
 """
 
 from __future__ import annotations
@@ -61,6 +63,10 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
                         "more; default: the package's pretrained players and ./runs)")
     p.add_argument("--threads", type=positive_int, default=THREADS,
                    help=f"requests answered at once ({THREADS})")
+    p.add_argument("--warm", action=argparse.BooleanOptionalAction, default=True,
+                   help="prepare each game's default table in the background at start, so the "
+                        "first table starts at once (default; --no-warm: each game compiles at "
+                        "its first table)")
     p.add_argument("--verbose", action="store_true", help="log every request")
     return p
 
@@ -138,11 +144,12 @@ class Server:
 
 def make_server(host: str, port: int, idle_timeout: float = 300.0, max_tables: int = 64,
                 verbose: bool = False, tables=None, players_dirs=None,
-                threads: int = THREADS) -> Server:
+                threads: int = THREADS, warm=False) -> Server:
     """The :class:`Server` of a new app (``server.serve_forever()``); ``tables``: a
-    :class:`Tables` to serve (else a new one, with ``players_dirs``).  ``SystemExit`` with one
-    line when it cannot listen.  ``verbose`` logs every request (the page asks several times a
-    second while players move)."""
+    :class:`Tables` to serve (else a new one, with ``players_dirs``); ``warm``: the games whose
+    default table is prepared in the background (True: all; :mod:`cardjax.web.warm`).
+    ``SystemExit`` with one line when it cannot listen.  ``verbose`` logs every request (the page
+    asks several times a second while players move)."""
     if importlib.util.find_spec("waitress") is None:
         raise SystemExit('error: the web table needs waitress and Flask: pip install -e '
                          '".[web]"')
@@ -151,7 +158,7 @@ def make_server(host: str, port: int, idle_timeout: float = 300.0, max_tables: i
 
     tables = tables or Tables(idle_timeout=idle_timeout, max_tables=max_tables,
                               players_dirs=players_dirs)
-    app = create_app(tables)
+    app = create_app(tables, warm=warm)
     if verbose:
         app.wsgi_app = _logged(app.wsgi_app)
     try:
@@ -191,10 +198,14 @@ def serve(argv=None, prog: str | None = None) -> None:
             LOG.warning("--players-dir %s is not a directory (yet): no player loads from it",
                         folder)
     server = make_server(args.host, args.port, args.idle_timeout, args.max_tables,
-                         args.verbose, players_dirs=args.players_dir, threads=args.threads)
+                         args.verbose, players_dirs=args.players_dir, threads=args.threads,
+                         warm=args.warm)
     for name in ("SIGTERM", "SIGINT"):
         signal.signal(getattr(signal, name), lambda signum, frame: server.request_stop())
     print(f"cardjax table: http://{args.host}:{server.port}/  (Ctrl-C stops it)", flush=True)
+    if args.warm:
+        print("cardjax table: preparing each game's default table in the background "
+              "(/healthz says how far; --no-warm skips it)", flush=True)
     try:
         server.serve_forever()
     finally:

@@ -9,7 +9,7 @@ import threading
 import time
 
 from cardjax.play import Game, load_player, table_for
-from cardjax.web import new_table, words
+from cardjax.web import new_table, warm, words
 from cardjax.web.limits import public, shown
 from cardjax.web.live import LOG, LiveTable
 
@@ -25,7 +25,8 @@ class Full(RuntimeError):
 class Tables:
     """The open tables.  ``players``: more player words for every table (word ->
     ``factory(env) -> Agent``), tried before the baselines; ``players_dirs``: the directories
-    player words may load from (default :func:`words.default_dirs`)."""
+    player words may load from (default :func:`words.default_dirs`); ``programs``: which tables'
+    programs are ready, and the estimates of the others (:mod:`cardjax.web.warm`)."""
 
     def __init__(self, idle_timeout: float = 300.0, max_tables: int = 64,
                  players: dict | None = None, players_dirs: list[str] | None = None):
@@ -36,6 +37,7 @@ class Tables:
         self.lock = threading.Lock()
         self.stopped = threading.Event()
         self.reaper: threading.Thread | None = None
+        self.programs = warm.Programs()
 
     def create(self, body) -> LiveTable:
         """A new table from a request body (:func:`new_table.parse`); :class:`new_table.BadTable`
@@ -77,7 +79,10 @@ class Tables:
                 raise new_table.BadTable(f"seat {seat}: player {shown(word)} did not load "
                                          "(the server's log has why)") from None
         game = Game(env, table_for(env, me, brief=True), players, req.seed)
-        return LiveTable(secrets.token_urlsafe(9), game, req.players, req.pace)
+        key = warm.key(env, req.players)
+        return LiveTable(secrets.token_urlsafe(9), game, req.players, req.pace,
+                         prepare=lambda: self.programs.prepare(game, key),
+                         estimate=self.programs.estimate(env.name, key))
 
     def count(self) -> int:
         """The tables open now."""

@@ -92,9 +92,17 @@ def test_a_run_holds_its_network_as_an_artifact(run, rule_corpus):
         np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-6)
 
 
-def test_a_resumed_run_is_the_uninterrupted_one(script, rule_corpus, tmp_path):
+def test_a_resumed_run_is_the_uninterrupted_one(script, rule_corpus, tmp_path, capsys):
     common = ["--corpus", rule_corpus, "--eval_every", "1", "--eval_games", "30"] + SMALL
-    conftest.assert_corpus_run_resumes(script.main, common, tmp_path)
+    _, cut = conftest.assert_corpus_run_resumes(script.main, common, tmp_path)
+    # a run ends with a sentence on stderr: its result in words, its files, how to bid with it
+    last = json.load(open(os.path.join(cut, "eval.json")))["evaluations"][-1]
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"trained 3 iterations into {cut}; the last evaluation (iteration 3): valid CE "
+        f"{last['mean']:.3g} ± {last['stderr']:.2g} (nats a hand of the landlord's win "
+        f"probability, lower is better; the base rate's {last['base_rate_ce']:.3g}); files: "
+        "curves.png, eval.json, metrics.jsonl, best.msgpack, checkpoints, player; bid with it: "
+        f"cardjax arena --game doudizhu --bidding --a bidder:value={cut},play=rule.")
 
 
 @pytest.fixture(scope="module")

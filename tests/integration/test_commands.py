@@ -71,6 +71,21 @@ def test_a_trainer_of_several_games_needs_one():
         cardjax_command.dispatch(["nope"])
 
 
+def test_a_trainer_of_several_games_has_a_help_of_its_own(capsys):
+    """``cardjax train dmc --help`` without ``--game``: the games and how to see one's flags."""
+    assert cardjax_command.dispatch(["train", "dmc", "--help"]) is None
+    out = capsys.readouterr().out
+    assert out.startswith("usage: cardjax train dmc --game <game> [flags]\n"
+                          "       cardjax train dmc --game <game> --help   (the flags of that "
+                          "game's recipe)\n")
+    assert re.findall(r"^  (\w+) +Train", out, re.M) == ["doudizhu", "gongzhu", "tractor"]
+    assert "(recipe douzero)" in out and "(recipe shengji)" in out
+    assert max(map(len, out.splitlines())) <= 100
+    r = subprocess.run([sys.executable, "-m", "cardjax", "train", "dmc", "-h"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout == out
+
+
 def test_a_command_gets_its_flags_and_its_name(capsys):
     with pytest.raises(SystemExit) as e:
         cardjax_command.dispatch(["train", "dmc", "--game", "gongzhu", "--help"])

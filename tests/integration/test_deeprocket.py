@@ -229,11 +229,21 @@ def test_it_learns_its_teacher(script, make_corpus, tmp_path):
     assert {x["role"] for x in e["detail"]["by_role"]} == set(A.ROLES)
 
 
-def test_a_resumed_run_is_the_uninterrupted_one(script, random_corpus, tmp_path):
+def test_a_resumed_run_is_the_uninterrupted_one(script, random_corpus, tmp_path, capsys):
     common = ["--corpus", random_corpus, "--eval_every", "1", "--eval_games", "4"] + TINY
-    full, _ = conftest.assert_corpus_run_resumes(script.main, common, tmp_path)
+    full, cut = conftest.assert_corpus_run_resumes(script.main, common, tmp_path)
     e1 = json.load(open(os.path.join(full, "eval.json")))["evaluations"]
     assert len(e1) == 3
+    # a run ends with a sentence on stderr: its result in words, its files, how to play it
+    last = json.load(open(os.path.join(cut, "eval.json")))["evaluations"][-1]
+    test = json.load(open(os.path.join(cut, "test.json")))["policy"]["accuracy"]
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"trained 3 iterations into {cut}; the last evaluation (iteration 3): valid policy "
+        f"accuracy {last['mean']:.3g} ± {last['stderr']:.2g} (the share of the validation "
+        f"games' decisions where it plays the corpus's move, choosing uniformly "
+        f"{last['uniform_accuracy']:.3g}, the test split {test:.3g}); files: curves.png, "
+        "eval.json, test.json, metrics.jsonl, best.msgpack, checkpoints, player; play it: "
+        f"cardjax arena --game doudizhu --a {cut}/player.")
     assert e1[-1]["detail"]["kicker"]["n"] > 0  # random players' games have kickers
     # the run directory is a player (its best network), for the arena and every script
     player = agents.load(env_of(full), full)

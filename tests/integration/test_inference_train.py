@@ -109,7 +109,7 @@ def test_a_resumed_run_is_the_uninterrupted_one(script, if_corpus, tmp_path):
     assert len(json.load(open(os.path.join(full, "eval.json")))["evaluations"]) == 3
 
 
-def test_a_dou_dizhu_corpus_trains(tmp_path):
+def test_a_dou_dizhu_corpus_trains(tmp_path, capsys):
     out = str(tmp_path / "ddz")
     corpus_command.main(
         ["--game", "doudizhu", "--players", "random", "--games", "80", "--out", out,
@@ -118,6 +118,19 @@ def test_a_dou_dizhu_corpus_trains(tmp_path):
         ["--corpus", out, "--out", str(tmp_path / "run"), "--iterations", "2",
          "--eval_games", "4"] + SMALL)
     assert s["game"] == "doudizhu" and np.isfinite(s["valid_ce"])
+    # the closing sentence on stderr, before the JSON line: the result in words, the files,
+    # and how to use the network
+    printed = capsys.readouterr()
+    run = tmp_path / "run"
+    last = json.load(open(run / "eval.json"))["evaluations"][-1]
+    assert json.loads(printed.out.splitlines()[-1]) == s
+    assert printed.err.splitlines()[-1] == (
+        f"trained 2 iterations into {run}; the last evaluation (iteration 2): valid CE per card "
+        f"{s['valid_ce']:.3g} ± {last['stderr']:.2g}"
+        f" (nats an unseen card, lower is better; the uniform baseline's {s['uniform_ce']:.3g}); "
+        "files: curves.png, eval.json, metrics.jsonl, best.msgpack, checkpoints, player; "
+        f"draw PIMC's worlds with it: cardjax arena --game doudizhu --a "
+        f"pimc:worlds=16,inference={run} --b pimc:worlds=16.")
 
 
 def test_a_tractor_corpus_trains_on_the_play_from_the_burial_on(tmp_path):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 import numpy as np
 
@@ -131,5 +132,12 @@ def main(argv=None) -> dict:
         last = run.evals[-1]
         summary.update(valid_ce=last["mean"], base_rate_ce=last["base_rate_ce"],
                        points_mse=last["points_mse"], points_var=last["points_var"])
+    meaning = (f"nats a hand of the landlord's win probability, lower is better; the base "
+               f"rate's {run.evals[-1]['base_rate_ce']:.3g}") if run.evals else ""
+    # the network values hands: the bidder player uses it (docs/bidding.md)
+    use = (f"bid with it: cardjax arena --game doudizhu --bidding --a "
+           f"bidder:value={os.path.abspath(args.out)},play=rule")
+    print(runner.closing(args.out, summary["iteration"], run.evals, "valid CE", meaning,
+                         use=use, signed=False), file=sys.stderr, flush=True)
     print(json.dumps(summary))
     return summary

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 import jax
 import numpy as np
@@ -173,6 +174,14 @@ def main(argv=None) -> dict:
                        best_iteration=best["iteration"])
         summary["test_accuracy"] = score_test(run.trainer, run.corpus, run.cfg,
                                               last["games"], args.out)
+    meaning = ""
+    if run.evals:
+        meaning = (f"the share of the validation games' decisions where it plays the corpus's "
+                   f"move, choosing uniformly {run.evals[-1]['uniform_accuracy']:.3g}"
+                   + (f", the test split {summary['test_accuracy']:.3g}"
+                      if summary.get("test_accuracy") is not None else ""))
+    print(runner.closing(args.out, summary["iteration"], run.evals, "valid policy accuracy",
+                         meaning, game=run.cfg.game, signed=False), file=sys.stderr, flush=True)
     print(json.dumps(summary))
     return summary
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 import jax
 import numpy as np
@@ -138,5 +139,13 @@ def main(argv=None) -> dict:
         summary.update(valid_ce=last["mean"], valid_accuracy=last["accuracy"],
                        uniform_ce=last["uniform_ce"], best_ce=best["mean"],
                        best_iteration=best["iteration"])
+    meaning = (f"nats an unseen card, lower is better; the uniform baseline's "
+               f"{run.evals[-1]['uniform_ce']:.3g}") if run.evals else ""
+    # the network says where the hidden cards are: PIMC draws its worlds with it
+    # (docs/inference.md)
+    use = (f"draw PIMC's worlds with it: cardjax arena --game {run.cfg.game} --a "
+           f"pimc:worlds=16,inference={os.path.abspath(args.out)} --b pimc:worlds=16")
+    print(runner.closing(args.out, summary["iteration"], run.evals, "valid CE per card",
+                         meaning, use=use, signed=False), file=sys.stderr, flush=True)
     print(json.dumps(summary))
     return summary

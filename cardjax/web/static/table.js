@@ -9,13 +9,6 @@ const PHASES = {
   bury: "Burying the kitty", overturn: "Overturning", expose: "Exposing", over: "Game over",
 };
 const TRICKLESS = ["doudizhu", "mini_doudizhu"]; // their play is rounds of plays, not tricks
-// how long the first table of a game takes to compile its env and default players on a laptop
-// (measured there: Gongzhu 73 s, Tractor 171 s; on a 3x faster machine Gongzhu 25 s, Dou Dizhu
-// 12 s, Mini Dou Di Zhu 5 s, Tractor 59 s); later tables reuse what was compiled
-const COMPILE = {
-  gongzhu: "about a minute", doudizhu: "about half a minute", mini_doudizhu: "about 15 seconds",
-  tractor: "about three minutes",
-};
 const NARROW = 640; // px: below this the table stacks and the cards shrink
 const S = {
   games: {}, id: null, view: null, at: null, timer: null, busy: false,
@@ -126,6 +119,7 @@ function chooseGame(game) {
   info.seats.forEach((name, i) => seat.append(new Option(`${name} (seat ${i})`, String(i))));
   seat.append(new Option("none: watch the players", "watch"));
   $("#baselines").textContent = info.players.join(", ");
+  readyNote(game);
   const words = $("#player-words");
   words.replaceChildren(...info.players.map((p) => new Option(p, p)));
   const options = $("#options");
@@ -146,7 +140,23 @@ function chooseGame(game) {
     input.dataset.option = opt.name;
     options.append(label);
   }
+  // player words are the game's own: another game's (greed at a Mini Dou Di Zhu table) is not
+  // carried over, as a change of seat carries them
+  $("#players").replaceChildren();
   seatRows();
+}
+
+async function readyNote(game) {
+  // whether the game's default table is compiled (the server warms them as it starts)
+  const note = $("#ready-note");
+  note.textContent = "";
+  let all;
+  try { all = await api("GET", "/api/programs"); } catch (e) { return; }
+  const p = all[game];
+  if (!p || chosenGame() !== game) return;
+  note.textContent = p.state === "ready" ? "The players are ready: the table starts at once."
+    : `The first table compiles the players: ${howLong(p)}`
+      + (p.state === "warming" ? " (the server is preparing them now)." : ".");
 }
 
 function seatRows() {
@@ -315,6 +325,17 @@ function show(view) {
   download.href = `/api/tables/${view.id}/record`;
 }
 
+// how long preparing takes, in words, from the server's estimate ({seconds, source}: this
+// machine's last time, or a laptop's when nothing is recorded; "ready": compiled already)
+function howLong(estimate) {
+  if (!estimate) return "a minute or more";
+  if (estimate.source === "ready") return "a moment: they are compiled already";
+  const s = estimate.seconds;
+  const about = s < 100 ? `about ${s} s` : `about ${Math.round(s / 60)} minutes`;
+  return estimate.source === "recorded" ? `${about}, as the last time on this server`
+    : `${about} on a laptop`;
+}
+
 function drawBanner(view, info) {
   // a row of its own above the seats (it covers no name); while the players compile it says
   // what is happening, how long it takes and how long it has taken
@@ -328,8 +349,7 @@ function drawBanner(view, info) {
     const waited = Math.round((Date.now() - S.preparing) / 1000);
     const title = info.title || view.game;
     banner.textContent = `Preparing the players: the first table of ${title} compiles them `
-      + `(${COMPILE[view.game] || "a minute or more"} on a laptop; later tables start at once)`
-      + ` · ${waited} s`;
+      + `(${howLong(view.estimate)}; later tables start at once) · ${waited} s`;
   }
 }
 
