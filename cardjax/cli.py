@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import os
 import sys
@@ -62,6 +63,18 @@ def boolean(text: str) -> bool:
     if text.lower() not in _BOOLS:
         raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
     return _BOOLS[text.lower()]
+
+
+def option(default, help: str, type: Callable | None = None, choices: tuple | None = None):
+    """A config dataclass field that is also a command-line flag: its ``help``, argparse
+    ``type`` and ``choices`` are the field's metadata, so a config and its flags are one
+    schema (the DMC trainer, its extensions and the game adapters declare their fields so)."""
+    meta = {"help": help}
+    if type is not None:
+        meta["type"] = type
+    if choices is not None:
+        meta["choices"] = choices
+    return dataclasses.field(default=default, metadata=meta)
 
 
 CACHE_ENV = "CARDJAX_COMPILE_CACHE"

@@ -21,7 +21,6 @@ plays the view's ``env_action``.
 
 from __future__ import annotations
 
-import dataclasses
 
 import jax
 import jax.numpy as jnp
@@ -84,8 +83,11 @@ def agent_from_params(env, params, cfg: Config, name: str | None = None,
     if env.name != cfg.game:
         raise ValueError(f"a {cfg.game} DMC checkpoint cannot play {env.name}")
     if advice_bonus is not None:
-        cfg = dataclasses.replace(cfg, advice_bonus=float(advice_bonus))
+        cfg = cfg.replace(advice_bonus=float(advice_bonus))
     game = make_game(cfg, env)
+    if cfg.advice_bonus and game.advice is None:
+        raise ValueError(f"advice_bonus needs a game that names a reference player's move, which "
+                         f"this {cfg.game} network's does not (Tractor: trained with advice true)")
     net = make_net(cfg, game)
     name = name or adapter.get(cfg.game).player
     k = cfg.k if k is None else int(k)
@@ -93,7 +95,7 @@ def agent_from_params(env, params, cfg: Config, name: str | None = None,
         raise ValueError(f"k must be at least 1, got {k}")
 
     view = game.env if game.view else None  # moves built over several env steps
-    exact = cfg.reward_scale if cfg.exact_rewards else 0.0  # known step rewards added to Q
+    exact = cfg.exact_scale  # known step rewards added to Q
     bonus = cfg.advice_bonus  # added to the Q of the move the game's advice names
 
     def one(params, state):
@@ -144,8 +146,7 @@ def value_from_params(env, params, cfg: Config, k: int | None = None):
 
     def value_fn(params, state):
         chosen = game.env.decision_state(state) if game.view else state
-        _, _, q = acting.q_values(net, game, params, chosen, k,
-                                  cfg.reward_scale if cfg.exact_rewards else 0.0,
+        _, _, q = acting.q_values(net, game, params, chosen, k, cfg.exact_scale,
                                   cfg.advice_bonus)
         return zero_sum_team_values(env, state, jnp.max(q))
 

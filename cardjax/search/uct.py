@@ -43,7 +43,7 @@ function of ``(state, key)``: :func:`search` for one root; ``vmap`` it for many.
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from typing import Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp

@@ -142,7 +142,7 @@ def final_state(runs):
 def test_resume_equals_uninterrupted_run(runs):
     pa, cfg = assert_same_run(*runs, dmc_agent.load_params, TIMING)
     assert [r["iteration"] for r in read_metrics(runs[0])] == [1, 2, 3]
-    assert cfg == dmc.Config.from_dict({**douzero.TRAIN_DEFAULTS, **TINY})
+    assert cfg.to_dict() == dmc.Config.from_dict({**douzero.TRAIN_DEFAULTS, **TINY}).to_dict()
     # one network per position: every leaf has a leading axis of 3, and they differ
     leaf = jax.tree_util.tree_leaves(pa)[0]
     assert leaf.shape[0] == 3 and not np.array_equal(leaf[0], leaf[1])
@@ -426,7 +426,7 @@ def test_a_prior_player_makes_the_decisions_it_is_given():
     _, later = jax.device_get(train.self_play(params, key, jnp.int32(4)))
     assert later["prior_rate"] == 0.0
     with pytest.raises(ValueError, match="go together"):
-        dmc.Config(init_from="rule")
+        dmc.Config.for_game("doudizhu", init_from="rule")
 
 
 def test_a_run_sits_at_an_auction_table_with_rule_bids(runs):

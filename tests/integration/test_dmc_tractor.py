@@ -8,7 +8,6 @@ greedy self-play loop; the rest runs eagerly on small arrays.
 
 from __future__ import annotations
 
-import dataclasses
 
 import jax
 import jax.numpy as jnp
@@ -692,20 +691,22 @@ def test_self_play_counterfactual_alternatives(final_state):
     cf, _ = jax.device_get(cf_train.self_play(state.params, key))
     for name in ("obs", "action", "target", "weight", "role"):
         np.testing.assert_array_equal(getattr(ret, name), getattr(cf, name))
-    assert ret.alt_action is None and cf.alt_action.shape == cf.action.shape + (16,)
-    alt = cf.alt_weight > 0
+    assert "alt_action" not in ret.extra
+    cf_alt = cf.extra
+    assert cf_alt["alt_action"].shape == cf.action.shape + (16,)
+    alt = cf_alt["alt_weight"] > 0
     has = alt.any(axis=-1)
     assert has.sum() > 20 and np.all(cf.role[has] == 3) and np.all(cf.weight[has] > 0)
-    diff = (cf.alt_target - cf.target[..., None])[alt]
+    diff = (cf_alt["alt_target"] - cf.target[..., None])[alt]
     np.testing.assert_allclose(diff / 0.05, np.round(diff / 0.05), atol=1e-3)
     assert np.any(diff != 0) and np.abs(diff).max() <= 2.0 + 1e-6
     taken = np.broadcast_to(cf.action[..., None], alt.shape)
-    assert np.all(cf.alt_action[alt] != taken[alt])
+    assert np.all(cf_alt["alt_action"][alt] != taken[alt])
     cf_state = cf_train.init(jax.random.PRNGKey(0)).replace(params=state.params)
     rows = has.reshape(-1)
     flat = lambda x: jnp.asarray(x.reshape((-1,) + x.shape[2:])[rows])  # noqa: E731
-    batch = tuple(flat(x) for x in (cf.obs, cf.action, cf.target, cf.alt_action, cf.alt_target,
-                                    cf.alt_weight))
+    batch = dmc.Batch(flat(cf.obs), flat(cf.action), flat(cf.target),
+                      {k: flat(v) for k, v in cf_alt.items()})
     assert_update_lowers_loss(cf_train, cf_state, 3, batch)
 
 
@@ -719,12 +720,12 @@ def test_self_play_with_exact_rewards(final_state):
     cfg = dmc.Config.from_dict({**shengji.TRAIN_DEFAULTS, **TINY, "counterfactual": 1.0,
                                 "exact_rewards": True})
     key = jax.random.PRNGKey(9)
-    ex_train = dmc.make_train(cfg)
+    ex_train = dmc.cached_train(cfg)  # shared with the rollouts test
     ex, _ = jax.device_get(ex_train.self_play(state.params, key))
-    alt = ex.alt_weight > 0
+    alt = ex.extra["alt_weight"] > 0
     has = alt.any(axis=-1)
     assert has.sum() > 20 and np.all(ex.role[has] == 3)
-    np.testing.assert_allclose(ex.alt_target[alt],
+    np.testing.assert_allclose(ex.extra["alt_target"][alt],
                                np.broadcast_to(ex.target[..., None], alt.shape)[alt])
     # the greedy player at a last-seat decision: Q plus the trick points of each card
     env = cardjax.make("tractor")
@@ -754,18 +755,20 @@ def test_self_play_rollouts_add_the_second_and_third_seats(final_state):
     train, state = final_state
     base = {**shengji.TRAIN_DEFAULTS, **TINY, "counterfactual": 1.0, "exact_rewards": True}
     key = jax.random.PRNGKey(9)
-    ex, _ = jax.device_get(dmc.make_train(dmc.Config.from_dict(base)).self_play(
-        state.params, key))
+    ex, _ = jax.device_get(dmc.cached_train(dmc.Config.from_dict(base)).self_play(
+        state.params, key))  # the exact rewards test's program
     ro_train = dmc.make_train(dmc.Config.from_dict({**base, "rollouts": True}))
     ro, stats = jax.device_get(ro_train.self_play(state.params, key))
     for name in ("obs", "action", "target", "weight", "role"):
         np.testing.assert_array_equal(getattr(ex, name), getattr(ro, name))
-    last = ex.alt_weight.any(axis=-1)
-    np.testing.assert_array_equal(ex.alt_action[last], ro.alt_action[last])
-    np.testing.assert_allclose(ex.alt_target[last], ro.alt_target[last])
-    more = ro.alt_weight.any(axis=-1) & ~last
-    assert more.sum() > last.sum() // 2 and np.all(ro.role[more] == 3)
-    diff = (ro.alt_target - ro.target[..., None])[more[..., None] & (ro.alt_weight > 0)]
+    target, role = ro.target, ro.role
+    ex, ro = ex.extra, ro.extra  # the alternatives
+    last = ex["alt_weight"].any(axis=-1)
+    np.testing.assert_array_equal(ex["alt_action"][last], ro["alt_action"][last])
+    np.testing.assert_allclose(ex["alt_target"][last], ro["alt_target"][last])
+    more = ro["alt_weight"].any(axis=-1) & ~last
+    assert more.sum() > last.sum() // 2 and np.all(role[more] == 3)
+    diff = (ro["alt_target"] - target[..., None])[more[..., None] & (ro["alt_weight"] > 0)]
     np.testing.assert_allclose(diff / 0.05, np.round(diff / 0.05), atol=1e-3)
     assert np.any(diff != 0)
 
@@ -786,8 +789,8 @@ def test_advice_bonus_makes_the_players_follows_the_rule_players():
     net = make_net(cfg, game)
     params = init_state(cfg, game, net, make_optimizer(cfg), jax.random.PRNGKey(4)).params
     step, rule_act = jax.jit(env.step), jax.jit(rule.act)
-    players = [jax.jit(dmc_agent.agent_from_params(env, params, dataclasses.replace(
-        cfg, advice_bonus=b)).act) for b in (1e3, 0.0)]
+    players = [jax.jit(dmc_agent.agent_from_params(env, params, cfg.replace(
+        advice_bonus=b)).act) for b in (1e3, 0.0)]
     follows, same = 0, [0, 0]
     for hand in range(2):
         s = env.init(jax.random.PRNGKey(hand))
@@ -807,7 +810,7 @@ def test_advice_bonus_makes_the_players_follows_the_rule_players():
 
 def test_margin_loss_by_hand():
     """DQfD's margin: how far the best other candidate plus the margin rises above slot 0."""
-    from cardjax.train.dmc.learner import margin_loss
+    from cardjax.train.dmc.extensions.imitation import margin_loss
 
     q = jnp.asarray([[1.0, 0.95, 0.5], [1.0, 0.2, 0.85], [0.0, 3.0, 1.0], [0.0, 3.0, 1.0]])
     valid = jnp.asarray([[1, 1, 1], [1, 1, 1], [1, 0, 1], [0, 1, 1]], bool)
@@ -826,30 +829,32 @@ def test_imitation_reaches_the_rule_players_follows_on_a_fixed_batch(final_state
                                 "imitation": 1.0, "imitation_margin": 0.1})
     key = jax.random.PRNGKey(9)
     im_train = dmc.make_train(cfg)
-    plain_cfg = dataclasses.replace(cfg, imitation=0.0)
+    plain_cfg = cfg.replace(imitation=0.0)
     params = im_train.init(jax.random.PRNGKey(3)).params
     ref, _ = jax.device_get(dmc.make_train(plain_cfg).self_play(params, key))
     im, stats = jax.device_get(im_train.self_play(params, key))
     for name in ("obs", "action", "target", "weight", "role"):
         np.testing.assert_array_equal(getattr(ref, name), getattr(im, name))
-    shown = im.im_weight[..., 0] > 0
+    im_action, im_weight = im.extra["im_action"], im.extra["im_weight"]
+    shown = im_weight[..., 0] > 0
     assert shown.sum() == stats["demonstrations"] > 100
     assert np.all(im.role[shown] == 3) and np.all(im.weight[shown] > 0)
-    flagged = im.im_action >= im_train.game.action_features.shape[0] // 2  # the advice copy
+    flagged = im_action >= im_train.game.action_features.shape[0] // 2  # the advice copy
     assert np.all(flagged[..., 0][shown])
-    assert not np.any(flagged[..., 1:][im.im_weight[..., 1:] > 0])
+    assert not np.any(flagged[..., 1:][im_weight[..., 1:] > 0])
     rows = shown.reshape(-1)
     flat = lambda x: jnp.asarray(x.reshape((-1,) + x.shape[2:])[rows])  # noqa: E731
     batch = dmc.Batch(flat(im.obs), flat(im.action), flat(im.target),
-                      im_action=flat(im.im_action), im_weight=flat(im.im_weight))
-    only_imitation = dmc.make_learner(dataclasses.replace(cfg, imitation=1e3), im_train.game,
-                                      im_train.net, optax.adam(3e-3))
+                      {"im_action": flat(im_action), "im_weight": flat(im_weight)})
+    heavy = cfg.replace(imitation=1e3)
+    only_imitation = dmc.make_learner(heavy, im_train.game, im_train.net, optax.adam(3e-3),
+                                      dmc.extension.build(heavy.composition, heavy, im_train.game))
     p = dmc.role_params(params, 3)
     table = jnp.asarray(im_train.game.action_features)
 
     def ranked_first(p):
-        q = im_train.net.apply(p, batch.obs, table[batch.im_action])
-        others = jnp.where(batch.im_weight[:, 1:] > 0, q[:, 1:], -jnp.inf)
+        q = im_train.net.apply(p, batch.obs, table[batch.extra["im_action"]])
+        others = jnp.where(batch.extra["im_weight"][:, 1:] > 0, q[:, 1:], -jnp.inf)
         return float(jnp.mean(q[:, 0] > jnp.max(others, axis=1)))
 
     before = ranked_first(p)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-import jax.numpy as jnp
 import numpy as np
 import pytest
 

@@ -46,7 +46,7 @@ class Game(NamedTuple):
     bool[num_actions]``: the move a reference player would make (``Config.advice_bonus`` adds
     to its Q when choosing); ``counterfactual(state) -> (reward float32[num_actions], exact
     bool[num_actions])``: each action's step reward where it is known before acting from what
-    the seat sees (counterfactual targets, and ``Config.exact_rewards`` adds it when choosing);
+    the seat sees (the counterfactual targets; the exact rewards extension adds it when choosing);
     ``rollout(state) -> (reward, valid)`` of the same shapes: estimates of further actions'
     rewards, for the counterfactual targets only (they may read hidden cards: never used to
     choose), where ``counterfactual`` knows none.

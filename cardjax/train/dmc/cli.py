@@ -23,11 +23,11 @@ from typing import Callable
 import jax
 
 from cardjax import artifact
-from cardjax.cli import (boolean, discount_factor, non_negative_float, non_negative_int,
-                         positive_float, positive_int, probability)
+from cardjax.cli import non_negative_int
 from cardjax.train import run_config, runner
 from cardjax.nets.dmc import adapter
-from cardjax.nets.dmc.config import Config
+from cardjax.train.dmc.config import Config
+from cardjax.train.dmc.extensions import EXTENSIONS
 from cardjax.train.dmc.train import cached_train
 
 _FIXED = ("algorithm", "game")  # config keys that are not flags
@@ -39,86 +39,27 @@ def train_defaults(game: str, **small) -> dict:
     return {**Config.for_game(game).to_dict(), **small}
 
 
-# the trainer's flags: flag -> (argparse type, help); the reward flag's choices are the adapter's
-# rewards, and each adapter adds its options' flags (their fields' metadata)
-_TRAIN_FLAGS = {
-    "num_envs": (positive_int, "self-play games per iteration"),
-    "reward": (None, "reward of the games"),
-    "reward_scale": (positive_float, "targets are the rewards times this"),
-    "k": (positive_int, "candidate slots per decision (more legal moves are counted as "
-          "overflow)"),
-    "k_fast": (non_negative_int, "smallest candidate pool, per game: the heads score the "
-               "legal moves of all games packed into k_fast x num_envs rows, or 2x, 4x, ... "
-               "(0 = all k slots of every game)"),
-    "max_steps": (positive_int, "longest game played out (longer ones are counted as "
-                  "truncated)"),
-    "epsilon": (probability, "exploration of the actors"),
-    "temperature": (non_negative_float, "Boltzmann exploration: the actors' other choices are "
-                    "drawn from softmax(Q / temperature) over the legal moves (0: the best)"),
-    "gamma": (discount_factor, "discount per step"),
-    "lam": (probability, "lambda of the targets: 1 = Monte-Carlo returns; below 1 mixes in the "
-            "actors' Q of the seat's later decisions"),
-    "train_forced": (boolean, "train on the decisions with one legal action too (true / false; "
-                     "false: they weigh 0, their Q chooses nothing)"),
-    "lr": (positive_float, "RMSProp learning rate"),
-    "alpha": (probability, "RMSProp decay"),
-    "clip": (positive_float, "gradient clipping (global norm, per role)"),
-    "minibatch": (positive_int, "decisions per gradient step (per role)"),
-    "epochs": (positive_int, "passes over the iteration's decisions"),
-    "replay": (non_negative_int, "previous iterations' decisions trained on again"),
-    "lstm": (positive_int, "LSTM size (history of the last 15 moves)"),
-    "width": (positive_int, "state MLP width"),
-    "depth": (non_negative_int, "state MLP layers"),
-    "head_width": (positive_int, "per-candidate head width"),
-    "head_depth": (positive_int, "per-candidate head layers"),
-    "discount": (None, "where gamma applies: every decision (step) or every trick"),
-    "target": (None, "a decision's target: its seat's discounted return (every later reward), "
-               "or the ShengJi+ report's (trick): its own trick's rewards + gamma^(tricks left) x "
-               "the final reward (needs --discount trick, --lam 1)"),
-    "oracle_iterations": (non_negative_int, "oracle guiding: hidden cards shown with a "
-                          "probability falling to 0 over this many iterations (0: off)"),
-    "counterfactual": (non_negative_float, "weight of the counterfactual targets: where the "
-                       "step reward of every candidate is known exactly (a card that ends a "
-                       "trick), each is trained toward the taken move's target with its own step "
-                       "reward (0: off)"),
-    "exact_rewards": (boolean, "where the step reward of a candidate is known exactly, add it "
-                      "to the network's Q when choosing and train the network on the rest of "
-                      "the return (true / false)"),
-    "advice_bonus": (non_negative_float, "added to the Q of the move the game's advice names "
-                     "when choosing, by the actors and the trained player (0: off)"),
-    "imitation": (non_negative_float, "weight of the imitation loss (DQfD's large margin): at "
-                  "the decisions the game's advice names a move, that move's Q should exceed "
-                  "every other's by --imitation_margin (0: off)"),
-    "imitation_margin": (positive_float, "the imitation loss's margin, in the targets' units"),
-    "init_from": (str, "a prior player (a run directory, e.g. a DeepRocket run, or a baseline "
-                  "name) that makes a share of the actors' decisions at first (warm start)"),
-    "prior_iterations": (non_negative_int, "the prior's share falls to 0 over this many "
-                         "iterations (with --init_from)"),
-    "prior_share": (probability, "the share of decisions the prior makes at iteration 0"),
-}
-_CHOICES = {"discount": ("step", "trick"), "target": ("return", "trick")}
-# trainer flags that only games with a capability of their adapter offer
-_NEEDS = {"discount": "ticks", "target": "ticks", "oracle_iterations": "oracle",
-          "counterfactual": "counterfactuals", "exact_rewards": "counterfactuals",
-          "advice_bonus": "advises", "imitation": "advises", "imitation_margin": "advises"}
+def _flag(f: dataclasses.Field) -> tuple:
+    """``(argparse keywords, help)`` of a config field (:func:`cardjax.cli.option`)."""
+    return ({k: f.metadata[k] for k in ("type", "choices") if k in f.metadata},
+            f.metadata.get("help", ""))
 
 
 def _flags(game: adapter.Adapter) -> dict:
-    """flag -> (argparse keywords, help) of a game's command: the trainer's flags it can use, then
-    its adapter's options."""
+    """flag -> (argparse keywords, help) of a game's command, read from the config's schema: the
+    core fields the game uses, the options of the extensions its adapter can have, then the
+    adapter's own options."""
     out = {}
-    for name, (kind, text) in _TRAIN_FLAGS.items():
-        need = _NEEDS.get(name)
-        if name in game.unused or (need and not getattr(game, need)):
-            continue
-        kw = {} if kind is None else {"type": kind}
-        choices = {**_CHOICES, "reward": game.rewards}.get(name)
-        if choices is not None:
-            kw["choices"] = choices
-        out[name] = (kw, text)
+    for f in dataclasses.fields(Config):
+        if "help" in f.metadata and f.name not in game.unused:
+            out[f.name] = _flag(f)
+    if "reward" in out:
+        out["reward"][0]["choices"] = game.rewards
+    for ext in EXTENSIONS:
+        if ext.offered(game):
+            out.update({f.name: _flag(f) for f in dataclasses.fields(ext.options)})
     for f in dataclasses.fields(game.options) if game.options else ():
-        kw = {k: f.metadata[k] for k in ("type", "choices") if k in f.metadata}
-        out[f.name] = (kw, f.metadata.get("help", ""))
+        out[f.name] = _flag(f)
     return out
 
 

@@ -1,9 +1,7 @@
 """The learner of DMC: each role's network regresses Q(s, a_taken) on the decisions' targets in
-shuffled minibatches (MSE), the valid decisions first so that padding costs no update; with
-counterfactual targets (``Config.counterfactual``), also Q(s, a) of each exact alternative ``a``
-on its own target, weighted by ``counterfactual``; with imitation (``Config.imitation``), plus
-DQfD's large-margin loss ``max_a [Q(s, a) + m (a != a_E)] - Q(s, a_E)`` toward the advised move
-``a_E`` (Hester et al. 2018), weighted by ``imitation``."""
+shuffled minibatches (MSE), the valid decisions first so that padding costs no update; the
+extensions add their losses on more candidates' Q (``Hooks.rows`` and ``Hooks.loss``: the
+counterfactual targets, the imitation margin), computed with the state's trunk once."""
 
 from __future__ import annotations
 
@@ -20,25 +18,12 @@ from cardjax.train.dmc.state import Decisions
 
 class Batch(NamedTuple):
     """A minibatch of one role's decisions (:class:`~cardjax.train.dmc.state.Decisions`' fields;
-    the alternatives and the imitation candidates are None where the run has none)."""
+    ``extra``: the extensions' fields, None or empty where the run has none)."""
 
     obs: Any
     action: Any
     target: Any
-    alt_action: Any = None
-    alt_target: Any = None
-    alt_weight: Any = None
-    im_action: Any = None
-    im_weight: Any = None
-
-
-def margin_loss(q, valid, margin: float):
-    """float32[N]: DQfD's large-margin loss of each row of ``q`` [N, S] whose slot 0 is the
-    demonstrated move and slots 1.. other candidates (where ``valid`` [N, S]): how far the best
-    other candidate plus ``margin`` rises above the demonstrated move, 0 when none does (or no
-    other candidate is valid)."""
-    others = jnp.where(valid[:, 1:], q[:, 1:] + margin, -1e9)
-    return jnp.maximum(jnp.max(others, axis=1) - q[:, 0], 0.0) * valid[:, 0]
+    extra: Any = None
 
 
 def make_optimizer(cfg) -> optax.GradientTransformation:
@@ -59,32 +44,26 @@ class Learner(NamedTuple):
     learn: Any
 
 
-def make_learner(cfg, game, net, tx) -> Learner:
+def make_learner(cfg, game, net, tx, hooks: tuple = ()) -> Learner:
+    """The learner of ``cfg``'s networks, with the losses of the active extensions ``hooks``
+    (``(name, Hooks)`` pairs)."""
     R, T = game.num_roles, cfg.steps
     table = jnp.asarray(game.action_features)
+    lossy = [h for _, h in hooks if h.rows is not None]
     lockstep = game.lockstep
 
     def loss_fn(p, batch, weights):
-        """``batch``: a :class:`Batch`, or the tuple of its first fields (``(obs, action,
-        target)``, or with alternatives ``(obs, action, target, alt_action, alt_target,
-        alt_weight)``)."""
+        """``batch``: a :class:`Batch`, or the tuple ``(obs, action, target)``."""
         b = Batch(*batch)
         w = weights.astype(jnp.float32)
-        rows = [b.action[:, None]]
-        if b.alt_action is not None:
-            rows.append(b.alt_action)
-        if b.im_action is not None:
-            rows.append(b.im_action)
+        extra = b.extra or {}
+        rows = [b.action[:, None]] + [h.rows(extra) for h in lossy]
         q = net.apply(p, b.obs, table[jnp.concatenate(rows, axis=1)])  # the trunk once
         total = jnp.sum(w * (q[:, 0] - b.target) ** 2)
-        if b.alt_action is not None:
-            n_alt = b.alt_action.shape[1]
-            total += cfg.counterfactual * jnp.sum(
-                w[:, None] * b.alt_weight * (q[:, 1:1 + n_alt] - b.alt_target) ** 2)
-        if b.im_action is not None:
-            n_im = b.im_action.shape[1]
-            im = margin_loss(q[:, -n_im:], b.im_weight > 0, cfg.imitation_margin)
-            total += cfg.imitation * jnp.sum(w * im)
+        start = 1
+        for h, r in zip(lossy, rows[1:]):
+            total += h.loss(q[:, start:start + r.shape[1]], extra, w)
+            start += r.shape[1]
         return total / jnp.maximum(jnp.sum(w), 1.0)
 
     def update(p, opt_state, batch, weights):
@@ -111,9 +90,8 @@ def make_learner(cfg, game, net, tx) -> Learner:
             def sgd(c):
                 j, p, o, lsum, wsum = c
                 idx = order[j]
-                batch = Batch(*(None if x is None else x[idx] for x in (
-                    data.obs, data.action, data.target, data.alt_action, data.alt_target,
-                    data.alt_weight, data.im_action, data.im_weight)))
+                batch = jax.tree_util.tree_map(lambda x: x[idx], Batch(
+                    data.obs, data.action, data.target, data.extra))
                 w = data.weight[idx] * (j * mb + jnp.arange(mb) < n_valid)
                 p, o, loss = update(p, o, batch, w)
                 return j + 1, p, o, lsum + loss * jnp.sum(w), wsum + jnp.sum(w)

@@ -24,18 +24,7 @@ class Decisions:
     target: Array  # float32[...] the acting seat's target
     weight: Array  # float32[...] 1 = real decision of a finished game, 0 = padding
     role: Array | None = None  # int32[...] the network that acted (None: lockstep, by step)
-    # counterfactual targets (Config.counterfactual), else None: [..., ALTERNATIVES] each
-    alt_action: Array | None = None  # int32 rows of alternative actions
-    alt_target: Array | None = None  # float32 their targets
-    alt_weight: Array | None = None  # float32 1 = a real alternative, 0 = none
-    # imitation (Config.imitation), else None: [..., IMITATION_SLOTS] each; slot 0 the advised
-    # move, then other legal candidates
-    im_action: Array | None = None  # int32 rows
-    im_weight: Array | None = None  # float32 the decision's weight where the slot holds one
-
-
-ALTERNATIVES = 16  # alternatives kept per decision for the counterfactual targets
-IMITATION_SLOTS = 16  # the advised move and up to 15 other candidates, for the imitation loss
+    extra: dict = struct.field(default_factory=dict)  # the extensions' fields (Hooks.fields)
 
 
 @struct.dataclass
@@ -56,21 +45,14 @@ def feature_spec(game) -> tuple[int, Any]:
     return int(one.shape[0]), one.dtype
 
 
-def empty_decisions(lead: tuple, game, counterfactual: bool = False,
-                    imitation: bool = False) -> Decisions:
-    """Zero decisions of shape ``lead`` (padding: weight 0), with room for the alternatives of
-    the counterfactual targets if ``counterfactual``, and the candidates of the imitation loss
-    if ``imitation``."""
+def empty_decisions(lead: tuple, game, fields: dict | None = None) -> Decisions:
+    """Zero decisions of shape ``lead`` (padding: weight 0), with the extensions' ``fields``
+    (``{name: (tail shape, dtype)}``)."""
     F, dtype = feature_spec(game)
-    alt, im = lead + (ALTERNATIVES,), lead + (IMITATION_SLOTS,)
-    extra = {} if not counterfactual else dict(
-        alt_action=jnp.zeros(alt, jnp.int32), alt_target=jnp.zeros(alt, jnp.float32),
-        alt_weight=jnp.zeros(alt, jnp.float32))
-    if imitation:
-        extra.update(im_action=jnp.zeros(im, jnp.int32), im_weight=jnp.zeros(im, jnp.float32))
+    extra = {n: jnp.zeros(lead + tail, dt) for n, (tail, dt) in (fields or {}).items()}
     return Decisions(obs=jnp.zeros(lead + (F,), dtype), action=jnp.zeros(lead, jnp.int32),
                      target=jnp.zeros(lead, jnp.float32), weight=jnp.zeros(lead, jnp.float32),
-                     role=None if game.lockstep else jnp.zeros(lead, jnp.int32), **extra)
+                     role=None if game.lockstep else jnp.zeros(lead, jnp.int32), extra=extra)
 
 
 def init_params(net, game, key):
@@ -84,12 +66,14 @@ def init_params(net, game, key):
     return jax.vmap(one)(jax.random.split(key, game.num_roles))
 
 
-def init_state(cfg, game, net, tx, key, mesh: Mesh | None = None) -> TrainState:
-    """A fresh train state (the replay buffer when ``cfg.replay``), placed on ``mesh``."""
+def init_state(cfg, game, net, tx, key, mesh: Mesh | None = None,
+               fields: dict | None = None) -> TrainState:
+    """A fresh train state (the replay buffer when ``cfg.replay``, with the extensions'
+    ``fields``), placed on ``mesh``."""
     k_net, key = jax.random.split(key)
     params = init_params(net, game, k_net)
-    buffer = (empty_decisions((cfg.replay, cfg.steps, cfg.num_envs), game,
-                              cfg.counterfactual > 0, cfg.imitation > 0) if cfg.replay else None)
+    buffer = (empty_decisions((cfg.replay, cfg.steps, cfg.num_envs), game, fields)
+              if cfg.replay else None)
     state = TrainState(params=params, opt_state=jax.vmap(tx.init)(params), key=key,
                        buffer=buffer, iteration=jnp.int32(0))
     if mesh is not None:

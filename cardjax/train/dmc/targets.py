@@ -1,5 +1,6 @@
-"""The targets of DMC's decisions: Monte-Carlo or lambda-returns per seat, and the per-trick
-target of the ShengJi+ report."""
+"""The targets of DMC's decisions: Monte-Carlo returns per seat, with the kinds of return the
+extensions ask for (lambda-returns, per-trick discounting, the ShengJi+ report's per-trick
+target)."""
 
 from __future__ import annotations
 
@@ -73,30 +74,22 @@ def _trick_targets(rewards, outcome, own, ticks, gamma):
     return jax.lax.scan(back, (zero, zero), (rewards, outcome, ticks, own), reverse=True)[1]
 
 
-def episode_targets(cfg, game, bufs: dict, final):
+def episode_targets(cfg, bufs: dict, final, run: dict, hooks: tuple = ()):
     """``(targets, weights)`` float32[T, B] of a self-play batch: ``bufs`` holds the steps'
-    ``rewards`` [T, B, P], ``seat``, ``alive`` and, as the config needs them, ``tick``, ``q``,
-    ``scored`` and ``role``; ``final`` the states after the last step.  Applies the config's
-    target kind, ``train_forced`` and, per trick, the pre-round roles' final-reward targets."""
-    finished = final.terminated
-    per_trick = cfg.target == "trick"  # the report's targets: own trick + discounted outcome
-    if game.final_reward is not None:
-        final_r = jax.vmap(game.final_reward)(final) * cfg.reward_scale  # [B, P]
-    outcome = None
-    if per_trick:  # the final reward came with each game's last step
-        alive = bufs["alive"]
-        last = alive & ~jnp.concatenate([alive[1:], jnp.zeros_like(alive[:1])])
-        outcome = jnp.where((last & finished)[..., None], final_r, 0.0)
+    ``rewards`` [T, B, P], ``seat``, ``alive``, ``scored`` and what the extensions recorded;
+    ``final`` the states after the last step.  The extensions' ``returns`` hooks choose the
+    kind of return (per trick, lambda), then ``train_forced`` applies, then their ``targets``
+    hooks in order."""
+    kinds = {}
+    for _, h in hooks:
+        if h.returns is not None:
+            kinds.update(h.returns(run, bufs, final))
     target, weight = returns(bufs["rewards"] * cfg.reward_scale, bufs["seat"], bufs["alive"],
-                             finished, cfg.gamma, bufs.get("tick"), bufs.get("q"),
-                             bufs.get("scored"), cfg.lam, outcome)
+                             final.terminated, cfg.gamma, **kinds)
     if not cfg.train_forced:  # a forced move's Q chooses nothing
         weight = weight * bufs["scored"]
         target = jnp.where(weight > 0, target, 0.0)
-    if cfg.discount == "trick" and game.pre_round:
-        # the report: the phases before the tricks learn the final reward, undiscounted
-        seat_r = jnp.take_along_axis(jnp.broadcast_to(final_r, bufs["rewards"].shape),
-                                     bufs["seat"][..., None].astype(jnp.int32), axis=-1)[..., 0]
-        pre = jnp.isin(bufs["role"], jnp.asarray(game.pre_round))
-        target = jnp.where(pre & (weight > 0), seat_r, target)
+    for _, h in hooks:
+        if h.targets is not None:
+            target, weight = h.targets(run, bufs, final, target, weight)
     return target, weight

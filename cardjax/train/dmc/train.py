@@ -1,4 +1,5 @@
-"""``make_train``: self-play, targets and learner wired into one jitted DMC iteration."""
+"""``make_train``: self-play, targets and learner, with the config's extensions, wired into one
+jitted DMC iteration."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ import jax.numpy as jnp
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from cardjax.nets.dmc.adapter import Game, make_game
-from cardjax.nets.dmc.config import Config
 from cardjax.nets.dmc.q_net import QNet, make_net
+from cardjax.train.dmc import extension
+from cardjax.train.dmc.config import Config
 from cardjax.train.dmc.learner import make_learner, make_optimizer
 from cardjax.train.dmc.self_play import make_self_play
 from cardjax.train.dmc.state import TrainState, init_state, state_shardings
@@ -41,6 +43,8 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None, prior=None) -> T
     games, and the replay buffer's game axis, are split over ``mesh``'s ``data`` axis.
     ``prior``: the player ``cfg.init_from`` names (an :class:`~cardjax.core.Agent` of the plain
     env, :attr:`Game.plain_env`), resolved by the caller: a trainer loads no players."""
+    if not isinstance(cfg, Config):  # a config as a trained network reads it
+        cfg = Config.from_dict(cfg.to_dict())
     game = make_game(cfg, env)
     if not game.trainable:
         raise ValueError(f"this {cfg.game} config cannot train in {game.env!r} (the env has rules "
@@ -48,19 +52,18 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None, prior=None) -> T
     if mesh is not None and cfg.num_envs % mesh.devices.size:
         raise ValueError(f"num_envs={cfg.num_envs} must be a multiple of the "
                          f"{mesh.devices.size} devices")
-    if cfg.init_from and prior is None:
-        raise ValueError(f"init_from {cfg.init_from!r}: pass the prior player it names as prior= "
-                         "(e.g. cardjax.agents.load(game.plain_env, cfg.init_from))")
     if prior is not None and not cfg.init_from:
         raise ValueError("a prior player needs init_from (the word that names it, saved with the "
                          "run) and prior_iterations")
+    hooks = extension.build(cfg.composition, cfg, game, prior=prior)
     net = make_net(cfg, game)
     tx = make_optimizer(cfg)
-    self_play = make_self_play(cfg, game, net, mesh, prior)
-    learner = make_learner(cfg, game, net, tx)
+    self_play = make_self_play(cfg, game, net, mesh, hooks)
+    learner = make_learner(cfg, game, net, tx, hooks)
+    fields = extension.merged(hooks, "fields")
 
     def init(key) -> TrainState:
-        return init_state(cfg, game, net, tx, key, mesh)
+        return init_state(cfg, game, net, tx, key, mesh, fields)
 
     def step(state: TrainState):
         key, k_play, k_learn = jax.random.split(state.key, 3)

@@ -385,7 +385,8 @@ def rollout_rewards(env, state, point_reward: float, player=None):
 
 
 def make_game(cfg, env=None) -> Game:
-    """The game of ``cfg`` (its options; oracle guiding when ``cfg.oracle_iterations > 0``)."""
+    """The game of ``cfg`` (its options; the oracle view when it was trained with oracle
+    guiding, ``cfg.oracle``)."""
     opts = cfg.options
     env = env or registry.make("tractor", throw_penalty=opts.throw_penalty)
     if env.name != "tractor":
@@ -406,7 +407,7 @@ def make_game(cfg, env=None) -> Game:
         table = with_consequences(table, 2)
     moves = tl.UnitLeads(env, opts.throws) if units else env
     n_moves = moves.num_actions
-    if opts.rollouts and not cfg.counterfactual:
+    if opts.rollouts and not cfg.extension("counterfactual", 0.0):
         raise ValueError("rollouts feed the counterfactual targets: set counterfactual > 0 "
                          "(--counterfactual 1)")
 
@@ -478,7 +479,7 @@ def make_game(cfg, env=None) -> Game:
 
     return Game(moves, ROLE_NAMES, features, role, table, (0, 0), outcome, lockstep=False,
                 feature_scale=float(SCALE), step_rewards=step_rewards,
-                oracle=hidden if cfg.oracle_iterations > 0 else None, tick=tick,
+                oracle=hidden if cfg.oracle else None, tick=tick,
                 final_reward=final_reward, pre_round=(0, 1, 2),  # declare, bury, chaodi
                 action_rows=action_rows if dynamic or opts.consequences or units or opts.advice
                 else None,
