@@ -102,6 +102,22 @@ def write(directory: str, meta: dict, params) -> dict:
     return meta
 
 
+# the players shipped in the package (cardjax/agents/pretrained/NAME/, one artifact each): a
+# path, so that a trainer can start from one (--from NAME) without importing the players
+SHIPPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "agents", "pretrained")
+
+
+def shipped(name: str) -> str | None:
+    """The directory of the shipped player ``name``, or None when there is none."""
+    path = os.path.join(SHIPPED, name)
+    return path if name and os.sep not in name and is_artifact(path) else None
+
+
+def shipped_names() -> list:
+    """The names of the shipped players."""
+    return sorted(n for n in os.listdir(SHIPPED) if shipped(n))
+
+
 def is_artifact(directory: str) -> bool:
     """True when ``directory`` holds a ``player.json`` (readable or not)."""
     return os.path.isfile(os.path.join(directory, META))

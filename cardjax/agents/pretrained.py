@@ -19,7 +19,7 @@ import os
 from cardjax import artifact
 from cardjax.core import Agent
 
-DIRECTORY = os.path.join(os.path.dirname(__file__), "pretrained")
+DIRECTORY = artifact.SHIPPED
 _NAMES: dict[str, tuple[tuple[str, str], ...]] = {}
 
 
@@ -58,7 +58,8 @@ def export(source, name: str, command: str | None = None, device: str | None = N
     else:
         art = artifact.read(source) if artifact.is_artifact(source) else artifact.from_run(source)
     lineage = dict(art.meta.get("lineage") or {})
-    parent = art.meta.get("name") or lineage.get("run")
+    # the player a run started --from, else (as before) the exported run's player or directory
+    parent = lineage.get("parent") or art.meta.get("name") or lineage.get("run")
     lineage.update(command=command or lineage.get("command"),
                    device=device or lineage.get("device"), parent=parent)
     if not lineage.get("date"):

@@ -19,7 +19,10 @@ evaluation, the player ``player/`` (an artifact that loads without the trainer);
 continues the newest checkpoint exactly as if the run had never stopped.  The evaluation settings
 are saved with the run too (a flag typed on ``--resume`` replaces its saved value).  The games
 are split over every device of every process (``--multihost`` joins a multi-process run with
-``jax.distributed.initialize()``).
+``jax.distributed.initialize()``).  ``--from PLAYER`` (``scrofazero-pretrained``, an artifact or
+a run directory) starts a new run from that player's parameters (fresh optimizer; the network
+flags default to the player's); the exported player's lineage names it and adds up the minutes
+and positions (``frames``) trained (``docs/pretrained.md``).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from cardjax import agents, artifact
 from cardjax.agents import scrofazero as scrofazero_agent
 from cardjax.cli import non_negative_int, positive_float, positive_int
 from cardjax.eval import arena
-from cardjax.train import alphazero, run_config, runner
+from cardjax.train import alphazero, continuation, run_config, runner
 
 # The recipe ``cardjax train alphazero --game gongzhu`` runs.
 TRAINER = "alphazero"
@@ -47,6 +50,10 @@ GAME = "gongzhu"
 # a resumed run can tell the flags a user typed from the defaults.
 TRAIN_DEFAULTS = {**alphazero.Config().to_dict(),
                   "num_envs": 64, "width": 128, "depth": 2, "minibatch": 512}
+# the fields that shape the network (a run --from a player takes the player's unless typed; a
+# typed one that differs is refused) and what its logits mean (taken unless typed)
+NETWORK = ("width", "depth")
+MEANING = ("target_beta",)
 
 
 # The evaluation flags' defaults (None on the command line too: a resumed run keeps the settings
@@ -61,7 +68,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog=__doc__.split("\n\n", 2)[2])
-    runner.add_run_flags(p, out="runs/scrofazero", iterations=100)
+    run = runner.add_run_flags(p, out="runs/scrofazero", iterations=100)
+    continuation.add_flag(run)
     train = p.add_argument_group("training (saved with the run; defaults in brackets)")
 
     def flag(name, kind, text):
@@ -103,17 +111,38 @@ def parse_args(argv=None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def resolve_config(args) -> tuple[alphazero.Config, int | None]:
-    """The run's config: from the flags, or from the checkpoint when resuming."""
+def resolve_config(args, parent=None) -> tuple[alphazero.Config, int | None]:
+    """The run's config: from the flags, or from the checkpoint when resuming.  ``parent``: the
+    artifact ``--from`` names, whose network fields replace the defaults (a typed one that
+    differs is a ``SystemExit``)."""
     typed = {k: getattr(args, k) for k in TRAIN_DEFAULTS if getattr(args, k, None) is not None}
+    defaults = TRAIN_DEFAULTS
+    if parent is not None:
+        network = parent.meta["network"]
+        defaults = {**defaults, **continuation.inherited(network, NETWORK + MEANING, defaults)}
+        continuation.check_network(args.from_, network, {**defaults, **typed}, NETWORK)
     return run_config.resolve_config(
-        args.out, args.resume, typed, TRAIN_DEFAULTS, alphazero.Config.from_dict,
+        args.out, args.resume, typed, defaults, alphazero.Config.from_dict,
         lambda saved: "it holds a run of another trainer" if "algorithm" in saved else None)
 
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    cfg, train, state, ckpt, is_main = runner.begin(args, resolve_config, alphazero.make_train)
+    continuation.refuse_resume(args)
+    parent = None
+    if args.from_:
+        parent, parent_label = continuation.load(args.from_, "scrofazero", alphazero.GAME)
+    cfg, train, state, ckpt, is_main = runner.begin(
+        args, lambda a: resolve_config(a, parent), alphazero.make_train)
+    if parent is not None:  # a new run (--resume is refused): the player's parameters
+        try:
+            state = state.replace(params=continuation.start_params(state.params, parent.params,
+                                                                   args.from_))
+        except ValueError as e:
+            ckpt.close()
+            raise SystemExit(f"error: {e}") from None
+        if is_main:
+            continuation.write_parent(args.out, args.from_, parent_label, parent)
     if is_main:
         runner.announce("ScrofaZero", f"{cfg.num_envs} games/iteration, net "
                         f"{cfg.width}x{cfg.depth}", state.params, args.out)
@@ -145,7 +174,8 @@ def main(argv=None) -> dict:
     def export(st, iteration):
         meta = artifact.describe("scrofazero", cfg.game, network=cfg.to_dict(),
                                  env=train.env.options,
-                                 lineage=artifact.lineage(iteration=iteration), name="scrofazero")
+                                 lineage=continuation.lineage(args.out, iteration, cfg.positions),
+                                 name="scrofazero")
         artifact.write(os.path.join(args.out, "player"), meta, jax.device_get(st.params))
 
     eval_every = ev["eval_every"] if ev["eval_every"] > 0 else args.iterations

@@ -24,13 +24,31 @@ import jax
 
 from cardjax import artifact
 from cardjax.cli import non_negative_int
-from cardjax.train import run_config, runner
+from cardjax.train import continuation, run_config, runner
 from cardjax.nets.dmc import adapter
 from cardjax.train.dmc.config import Config
 from cardjax.train.dmc.extensions import EXTENSIONS
 from cardjax.train.dmc.train import cached_train
 
 _FIXED = ("algorithm", "game")  # config keys that are not flags
+# the fields that shape a DMC network or say what its numbers mean: a run --from a player takes
+# the player's unless typed, and a typed network-shaping one that differs is refused
+NETWORK = ("lstm", "width", "depth", "head_width", "head_depth")
+MEANING = ("oracle_iterations", "reward", "reward_scale", "exact_rewards", "advice_bonus")
+# adapter options that change the rewards only, not what the network reads
+NOT_NETWORK = ("point_reward", "throw_penalty", "rollouts")
+
+
+def network_fields(game: str) -> tuple:
+    """The network-shaping fields of ``game``'s DMC configs: the core sizes and the adapter's
+    options that change the features or the roles (and ``oracle``, whether the input ends with
+    an oracle block, :func:`_shape`)."""
+    return NETWORK + tuple(k for k in adapter.get(game).option_names() if k not in NOT_NETWORK)
+
+
+def _shape(config: dict) -> dict:
+    """``config`` with ``oracle``: whether its network reads an oracle block."""
+    return {**config, "oracle": int(config.get("oracle_iterations") or 0) > 0}
 
 
 def train_defaults(game: str, **small) -> dict:
@@ -72,7 +90,9 @@ def make_parser(doc: str, out: str, iterations: int, defaults: dict, eval_title:
     p = argparse.ArgumentParser(description=doc.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog=doc.split("\n\n", 2)[2])
-    runner.add_run_flags(p, out=out, iterations=iterations, checkpoint_every=checkpoint_every)
+    run = runner.add_run_flags(p, out=out, iterations=iterations,
+                               checkpoint_every=checkpoint_every)
+    continuation.add_flag(run)
     train = p.add_argument_group("training (saved with the run; defaults in brackets)")
     for name, (kw, text) in _flags(adapter.get(defaults["game"])).items():
         if name in skip:
@@ -93,10 +113,19 @@ def make_parser(doc: str, out: str, iterations: int, defaults: dict, eval_title:
     return p
 
 
-def resolve_config(args, defaults: dict) -> tuple[Config, int | None]:
-    """The run's config: from the flags, or from the checkpoint when resuming."""
+def resolve_config(args, defaults: dict, parent=None) -> tuple[Config, int | None]:
+    """The run's config: from the flags, or from the checkpoint when resuming.  ``parent``: the
+    artifact ``--from`` names (:func:`continuation.load`), whose network-shaping and meaning
+    fields replace the defaults; a typed network field that differs from the player's is a
+    ``SystemExit``."""
     typed = {k: getattr(args, k) for k in defaults
              if k not in _FIXED and getattr(args, k, None) is not None}
+    if parent is not None:
+        fields = network_fields(defaults["game"])
+        defaults = {**defaults, **continuation.inherited(parent.meta["network"],
+                                                         fields + MEANING, defaults)}
+        continuation.check_network(args.from_, _shape(parent.meta["network"]),
+                                   _shape({**defaults, **typed}), fields + ("oracle",))
     if typed.get("init_from") and os.path.isdir(typed["init_from"]):
         typed["init_from"] = os.path.abspath(typed["init_from"])  # a run directory
     game = defaults["game"]
@@ -114,14 +143,17 @@ def resolve_config(args, defaults: dict) -> tuple[Config, int | None]:
 
 def export_player(cfg: Config, out: str) -> Callable:
     """``export(state, iteration)`` for the runner: the greedy player of ``state``'s networks as
-    an artifact in ``out/player`` (:mod:`cardjax.artifact`), which loads without the trainer."""
+    an artifact in ``out/player`` (:mod:`cardjax.artifact`), which loads without the trainer.
+    Its lineage (:func:`continuation.lineage`) names the player the run started ``--from`` and
+    the accumulated minutes and frames."""
     directory = os.path.join(out, "player")
     name = adapter.get(cfg.game).player
 
     def export(state, iteration: int) -> None:
         meta = artifact.describe(
             "dmc", cfg.game, network=cfg.to_dict(), play={"k": cfg.k}, name=name,
-            lineage=artifact.lineage(iteration=int(iteration), parent=cfg.init_from or None))
+            lineage=continuation.lineage(out, int(iteration), "frames",
+                                         prior=cfg.init_from or None))
         artifact.write(directory, meta, jax.device_get(state.params))
 
     return export
@@ -138,10 +170,25 @@ def main(args, defaults: dict, make_evaluate: Callable, *, label: str, eval_name
     ``summarize(last evaluation) -> dict`` adds its key numbers to the summary;
     ``load_player(env, word) -> Agent`` (``cardjax.agents.load``) resolves ``--init_from`` (the
     trainer imports no players).  Each evaluation writes the player to ``out/player``.
+    ``--from PLAYER`` starts the new run from that player's parameters
+    (:mod:`cardjax.train.continuation`).
     """
+    continuation.refuse_resume(args)
+    parent = None
+    if getattr(args, "from_", None):
+        parent, parent_label = continuation.load(args.from_, "dmc", defaults["game"])
     cfg, train, state, ckpt, is_main = runner.begin(
-        args, lambda a: resolve_config(a, defaults),
+        args, lambda a: resolve_config(a, defaults, parent),
         lambda c, mesh: cached_train(c, mesh, load_player))
+    if parent is not None:  # a new run (--resume is refused): the player's parameters
+        try:
+            state = state.replace(params=continuation.start_params(state.params, parent.params,
+                                                                   args.from_))
+        except ValueError as e:
+            ckpt.close()
+            raise SystemExit(f"error: {e}") from None
+        if is_main:
+            continuation.write_parent(args.out, args.from_, parent_label, parent)
     if is_main:
         runner.announce(label, f"{cfg.num_envs} games/iteration, {cfg.num_roles} net(s), "
                         f"k={cfg.k}, reward {cfg.reward}", state.params, args.out)

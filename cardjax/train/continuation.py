@@ -1,0 +1,178 @@
+"""Starting a new run from a trained player's parameters (``--from PLAYER``) and the lineage
+that accumulates from player to player.
+
+``--from`` names a shipped player (``doudizhu-pretrained``), an artifact directory or a training
+run directory (:func:`cardjax.artifact.load`).  The new run's network must be the player's: the
+trainer's network-shaping fields (:func:`check_network`) and the parameter tree's leaves
+(:func:`start_params`) are compared, and a mismatch is a one-line error naming the first
+differing field or leaf with both values.  The optimizer state is the fresh run's (RMSProp's and
+Adam's start at zeros whatever the parameters).
+
+The parent is recorded in the run directory (``parent.json``: the word, what it resolved to, its
+``params_sha256`` and its lineage), not in the hashed config, so a resumed run knows it and
+resumes as before.  Each exported player's lineage (:func:`lineage`) says: ``parent`` (a shipped
+name or an absolute path), ``parent_params_sha256``, cumulative ``minutes`` (training wall time)
+and ``frames`` (the parent's totals plus this run's, from ``metrics.jsonl``), ``run_minutes`` and
+``run_frames`` (this run's alone), this run's ``command`` and ``device``, and ``ancestors``: the
+parent's lineage without its own ancestors, then the parent's ancestors (newest first).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from cardjax import artifact
+from cardjax.files import write_atomic
+
+PARENT = "parent.json"  # in the run directory
+
+
+def add_flag(group) -> None:
+    """``--from PLAYER`` (stored as ``args.from_``) in an argparse group."""
+    group.add_argument(
+        "--from", dest="from_", default=None, metavar="PLAYER",
+        help="start a new run from this player's parameters (a shipped player name, an artifact "
+        "directory or a run directory; fresh optimizer state); the network flags default to "
+        "the player's, and differing ones are refused; not with --resume")
+
+
+def refuse_resume(args) -> None:
+    """``SystemExit`` (one line) for ``--from`` with ``--resume``."""
+    if getattr(args, "from_", None) and args.resume:
+        raise SystemExit("error: --from starts a new run; --resume continues the run in --out "
+                         "(which keeps the player it started from): drop one of them")
+
+
+def resolve(word: str) -> tuple[str, str]:
+    """``(label, directory)`` of the player ``word``: a directory (label: its absolute path) or
+    a shipped player's name (label: the name).  ``ValueError`` otherwise."""
+    if os.path.isdir(word):
+        path = os.path.abspath(word)
+        return path, path
+    if artifact.shipped(word):
+        return word, artifact.shipped(word)
+    raise ValueError(f"--from {word!r}: neither a directory nor a shipped player "
+                     f"({', '.join(artifact.shipped_names())})")
+
+
+def load(word: str, kind: str, game: str) -> tuple[artifact.Artifact, str]:
+    """``(artifact, label)`` of the player ``word``, which must be a ``kind`` network of
+    ``game``; ``SystemExit`` with one line otherwise."""
+    try:
+        label, directory = resolve(word)
+        art = artifact.load(directory)
+    except ValueError as e:
+        raise SystemExit(f"error: {' '.join(str(e).split())}") from None
+    if art.kind != kind:
+        raise SystemExit(f"error: --from {word}: a {art.kind} network, not a {kind} one")
+    if (art.game or game) != game:
+        raise SystemExit(f"error: --from {word}: a player of {art.game}, not {game}")
+    return art, label
+
+
+def inherited(network: dict, fields, defaults: dict) -> dict:
+    """The player's values of ``fields`` that the command knows (``defaults``' keys)."""
+    return {k: network[k] for k in fields if k in network and k in defaults}
+
+
+def check_network(word: str, player: dict, run: dict, fields) -> None:
+    """``SystemExit`` naming the first of ``fields`` where the player's network config and the
+    run's differ (a field the player's config lacks is not compared)."""
+    for k in fields:
+        if k in player and k in run and player[k] != run[k]:
+            raise SystemExit(f"error: --from {word}: its network has {k} {player[k]!r}, this "
+                             f"run's {run[k]!r} (drop the network flags to take the player's)")
+
+
+def _flat(tree) -> dict:
+    from flax import serialization, traverse_util
+
+    d = serialization.to_state_dict(tree)
+    return traverse_util.flatten_dict(d, sep="/") if isinstance(d, dict) else {"": d}
+
+
+def start_params(init_params, player_params, word: str = "the player"):
+    """``player_params`` in the structure, dtypes and placement of ``init_params`` (a fresh
+    run's); ``ValueError`` (one line) naming the first leaf missing, extra or of another shape,
+    with both shapes."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from flax import serialization, traverse_util
+
+    mine, theirs = _flat(init_params), _flat(player_params)
+    for path in sorted(set(mine) | set(theirs)):
+        a, b = mine.get(path), theirs.get(path)
+        if a is None or b is None or tuple(np.shape(a)) != tuple(np.shape(b)):
+            def shape(x):
+                return "missing" if x is None else f"shape {tuple(np.shape(x))}"
+            raise ValueError(f"--from {word}: parameter {path} has {shape(b)} in the player, "
+                             f"{shape(a)} in this run's network")
+
+    def place(new, old):
+        new = np.asarray(new).astype(old.dtype)
+        sharding = getattr(old, "sharding", None)
+        if isinstance(sharding, jax.sharding.NamedSharding):
+            return jax.device_put(new, sharding)
+        return jnp.asarray(new)  # uncommitted, as a fresh init leaves it
+
+    cast = {p: place(theirs[p], mine[p]) for p in mine}
+    tree = traverse_util.unflatten_dict(cast, sep="/") if set(cast) != {""} else cast[""]
+    return serialization.from_state_dict(init_params, tree)
+
+
+def write_parent(out: str, word: str, label: str, art: artifact.Artifact) -> dict:
+    """Record the run's parent in ``out/parent.json``; returns the record."""
+    record = {"from": word, "parent": label, "params_sha256": art.meta.get("params_sha256"),
+              "lineage": dict(art.meta.get("lineage") or {})}
+    os.makedirs(out, exist_ok=True)
+    write_atomic(os.path.join(out, PARENT), (json.dumps(record, indent=1, default=str)
+                                             + "\n").encode())
+    return record
+
+
+def read_parent(out: str) -> dict | None:
+    """The parent record of the run in ``out`` (None: it started from scratch)."""
+    path = os.path.join(out, PARENT)
+    if not os.path.isfile(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def run_totals(out: str, iteration: int, frames: str | int) -> tuple[float, int]:
+    """``(minutes, frames)`` of the run in ``out`` up to ``iteration`` (``metrics.jsonl``:
+    training wall time and the ``frames`` metric, or ``frames`` per iteration when a number)."""
+    from cardjax.train import metrics
+
+    records = [r for r in metrics.read_jsonl(os.path.join(out, "metrics.jsonl"))
+               if r.get("iteration", 0) <= iteration]
+    minutes = records[-1].get("elapsed_s", 0.0) / 60.0 if records else 0.0
+    if isinstance(frames, str):
+        total = int(round(sum(r.get(frames, 0.0) for r in records)))
+    else:
+        total = int(frames) * len(records)
+    return minutes, total
+
+
+def lineage(out: str, iteration: int, frames: str | int, **more: Any) -> dict:
+    """The lineage of the player the run in ``out`` exports at ``iteration`` (module doc);
+    ``more``: further keys (e.g. ``prior``)."""
+    minutes, count = run_totals(out, iteration, frames)
+    parent = read_parent(out)
+    record = artifact.lineage(iteration=int(iteration), **more)
+    before = dict((parent or {}).get("lineage") or {})
+    ancestors = []
+    if parent is not None:
+        ancestors = [{k: v for k, v in before.items() if k != "ancestors"}] + list(
+            before.get("ancestors") or [])
+    record.update(
+        parent=parent["parent"] if parent else record.get("parent"),
+        parent_params_sha256=parent["params_sha256"] if parent else None,
+        run_minutes=round(minutes, 3), run_frames=count,
+        minutes=round(minutes + float(before.get("minutes") or 0.0), 3),
+        frames=count + int(before.get("frames") or 0),
+        ancestors=ancestors)
+    return record
