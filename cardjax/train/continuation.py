@@ -72,6 +72,22 @@ def load(word: str, kind: str, game: str) -> tuple[artifact.Artifact, str]:
     return art, label
 
 
+def start(args, state, ckpt, is_main: bool, parent, label: str | None):
+    """A new run's ``state`` with the parameters of the player ``--from`` named (``parent``, from
+    :func:`load`; ``state`` unchanged without one), the parent recorded in the run directory;
+    ``SystemExit`` with one line (the checkpoints closed) when the parameter trees differ."""
+    if parent is None:
+        return state
+    try:
+        state = state.replace(params=start_params(state.params, parent.params, args.from_))
+    except ValueError as e:
+        ckpt.close()
+        raise SystemExit(f"error: {e}") from None
+    if is_main:
+        write_parent(args.out, args.from_, label, parent)
+    return state
+
+
 def inherited(network: dict, fields, defaults: dict) -> dict:
     """The player's values of ``fields`` that the command knows (``defaults``' keys)."""
     return {k: network[k] for k in fields if k in network and k in defaults}

@@ -129,20 +129,12 @@ def resolve_config(args, parent=None) -> tuple[alphazero.Config, int | None]:
 def main(argv=None) -> dict:
     args = parse_args(argv)
     continuation.refuse_resume(args)
-    parent = None
+    parent, parent_label = None, None
     if args.from_:
         parent, parent_label = continuation.load(args.from_, "scrofazero", alphazero.GAME)
     cfg, train, state, ckpt, is_main = runner.begin(
         args, lambda a: resolve_config(a, parent), alphazero.make_train)
-    if parent is not None:  # a new run (--resume is refused): the player's parameters
-        try:
-            state = state.replace(params=continuation.start_params(state.params, parent.params,
-                                                                   args.from_))
-        except ValueError as e:
-            ckpt.close()
-            raise SystemExit(f"error: {e}") from None
-        if is_main:
-            continuation.write_parent(args.out, args.from_, parent_label, parent)
+    state = continuation.start(args, state, ckpt, is_main, parent, parent_label)
     if is_main:
         runner.announce("ScrofaZero", f"{cfg.num_envs} games/iteration, net "
                         f"{cfg.width}x{cfg.depth}", state.params, args.out)

@@ -174,21 +174,13 @@ def main(args, defaults: dict, make_evaluate: Callable, *, label: str, eval_name
     (:mod:`cardjax.train.continuation`).
     """
     continuation.refuse_resume(args)
-    parent = None
+    parent, parent_label = None, None
     if getattr(args, "from_", None):
         parent, parent_label = continuation.load(args.from_, "dmc", defaults["game"])
     cfg, train, state, ckpt, is_main = runner.begin(
         args, lambda a: resolve_config(a, defaults, parent),
         lambda c, mesh: cached_train(c, mesh, load_player))
-    if parent is not None:  # a new run (--resume is refused): the player's parameters
-        try:
-            state = state.replace(params=continuation.start_params(state.params, parent.params,
-                                                                   args.from_))
-        except ValueError as e:
-            ckpt.close()
-            raise SystemExit(f"error: {e}") from None
-        if is_main:
-            continuation.write_parent(args.out, args.from_, parent_label, parent)
+    state = continuation.start(args, state, ckpt, is_main, parent, parent_label)
     if is_main:
         runner.announce(label, f"{cfg.num_envs} games/iteration, {cfg.num_roles} net(s), "
                         f"k={cfg.k}, reward {cfg.reward}", state.params, args.out)
