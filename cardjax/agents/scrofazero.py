@@ -43,7 +43,7 @@ def make_agent(env, apply_fn: Callable, params, *, target_beta: float, name: str
     from cardjax.nets.policy_value import oracle_value_fn
 
     if inference is not None:
-        from cardjax.agents.pimc import load_log_q
+        from cardjax.agents.world_sources import load_log_q
 
         sample = szw.network_sampler(*load_log_q(env, str(inference)))
     else:

@@ -7,7 +7,10 @@ playout="rule")``.  ``playout`` names a baseline that plays the simulations (def
 ``group_moves=True`` chooses a move with kickers in two tree levels, main cards then kickers
 (:mod:`cardjax.search.move_groups`; Dou Dizhu).  ``playout`` may also be a training run directory
 (its greedy player plays the simulations), and ``value=RUN_DIR`` evaluates the new node with a
-trained network instead of a playout (a DMC run: its best Q; a ScrofaZero run: its value).  Defaults follow
+trained network instead of a playout (a DMC run: its best Q; a ScrofaZero run: its value).
+``inference=RUN`` draws the determinizations of ``det_uct`` and ``ismcts`` in proportion to a
+card-location network's predictions (``"oracle"``: the true state; as PIMC's,
+:mod:`cardjax.agents.world_sources`).  Defaults follow
 the paper for the Dou Dizhu family (wins, ``k = 1``, 40 x 250 and 10,000 iterations, reduced
 where a game is slow); a game's card may set others (``GameSpec.search``: Gongzhu and Tractor
 search on points / levels).
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 from cardjax.cli import boolean
 from cardjax.core import Agent
+from cardjax.agents import world_sources
 from cardjax.search import move_groups, uct
 
 _PAPER = dict(utility="win", k=1.0)  # the utility searched and its exploration constant
@@ -40,22 +44,25 @@ def _flag(value, name: str) -> bool:
     return bool(value)
 
 
-def _config(env, kind: str, options: dict) -> tuple[uct.Config, str, str | None, bool]:
+def _config(env, kind: str, options: dict) -> tuple[uct.Config, str, str | None, bool, str | None]:
     opts = defaults(env)
     opts.update(options)
     playout = opts.pop("playout", "random")
     value = opts.pop("value", None)
+    inference = opts.pop("inference", None)
     grouped = _flag(opts.pop("group_moves", False), "group_moves")
     known = {"iterations", "trees", "k", "utility"}
     unknown = set(opts) - known
     if unknown:
         raise ValueError(f"unknown setting(s) {', '.join(sorted(unknown))} for {kind}; "
-                         f"settings: {', '.join(sorted(known | {'playout', 'group_moves', 'value'}))}")
+                         f"settings: {', '.join(sorted(known | {'playout', 'group_moves', 'value', 'inference'}))}")
     if grouped and env.move_groups() is None:
         raise ValueError(f"group_moves: {env.name} has no moves with kickers to group")
+    if inference is not None and kind == "cheat_uct":
+        raise ValueError("inference: cheat_uct searches the true state, it draws no worlds")
     if kind == "ismcts":
-        return uct.ismcts(**opts), playout, value, grouped
-    return getattr(uct, kind)(**opts), playout, value, grouped
+        return uct.ismcts(**opts), playout, value, grouped, inference
+    return getattr(uct, kind)(**opts), playout, value, grouped, inference
 
 
 def evaluator(env, playout: str = "random", value=None):
@@ -78,10 +85,14 @@ def evaluator(env, playout: str = "random", value=None):
 
 
 def _make(kind: str, env, **options) -> Agent:
-    cfg, playout, value, grouped = _config(env, kind, options)
+    cfg, playout, value, grouped, inference = _config(env, kind, options)
     policy, params, value_fn = evaluator(env, playout, value)
     make_act = move_groups.make_act if grouped else uct.make_act
-    return Agent(kind, make_act(env, cfg, policy=policy, value_fn=value_fn), params)
+    if inference is None:  # the determinizations of env.sample_hidden
+        return Agent(kind, make_act(env, cfg, policy=policy, value_fn=value_fn), params)
+    sample_worlds, world_params, tag = world_sources.sampler(env, inference)
+    act = make_act(env, cfg, policy=policy, value_fn=value_fn, sample_worlds=sample_worlds)
+    return Agent(kind + tag, act, (world_params, params))
 
 
 def make_cheat_uct(env, **options) -> Agent:

@@ -19,6 +19,7 @@ action most visited and, for a group, its kickers most visited below it.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable
 
 import jax
@@ -176,9 +177,16 @@ def search(env, cfg: uct.Config, state, key, *, groups=None, policy: Callable | 
     return grouped.move(state, result), result
 
 
+def _grouped_worlds(sample_worlds, params, key, state, seat, n: int):
+    """``n`` worlds of the env drawn by ``sample_worlds``, each in the grouped ``state``."""
+    worlds = sample_worlds(key, state.inner, seat, n, params)
+    return jax.vmap(lambda w: state.replace(inner=w))(worlds)
+
+
 def make_act(env, cfg: uct.Config, *, policy: Callable | None = None,
-             value_fn: Callable | None = None) -> Callable:
-    """:func:`uct.make_act` with ``env``'s moves grouped (``value_fn(params, state)``)."""
+             value_fn: Callable | None = None, sample_worlds: Callable | None = None) -> Callable:
+    """:func:`uct.make_act` with ``env``'s moves grouped (``value_fn(params, state)``;
+    ``sample_worlds`` draws worlds of ``env``, and ``params`` is then a pair as there)."""
     cfg = cfg.check()
     if policy is not None and value_fn is not None:
         raise ValueError("give a playout policy or a value function at the leaves, not both")
@@ -186,9 +194,13 @@ def make_act(env, cfg: uct.Config, *, policy: Callable | None = None,
     lifted = grouped.lift_policy(policy)
 
     def run(params, key, state):
+        draw = None
+        if sample_worlds is not None:
+            world_params, params = params
+            draw = partial(_grouped_worlds, sample_worlds, world_params)
         vf = None if value_fn is None else (lambda s: value_fn(params, s.inner))
         result = uct.search(grouped, cfg, grouped.wrap(state), key, policy=lifted,
-                            policy_params=params, value_fn=vf)
+                            policy_params=params, value_fn=vf, sample_worlds=draw)
         return grouped.move(state, result)
 
     return uct.only_choices(env, run)

@@ -257,20 +257,37 @@ def _utility(cfg: Config, ret: Array) -> Array:
 
 
 def search_tree(env, cfg: Config, state, key, *, policy: Callable | None = None,
-                policy_params=None, value_fn: Callable | None = None) -> Tree:
+                policy_params=None, value_fn: Callable | None = None,
+                sample_worlds: Callable | None = None) -> Tree:
     """One tree of ``cfg.iterations`` iterations from ``state`` (for its current player).
 
     ``policy(params, key, state) -> action`` plays the simulations (default uniformly random);
     ``value_fn(state) -> float[T]`` (team values, e.g. ``mcts.zero_value`` or a trained network
-    closed over its params) replaces them at the new node when given."""
+    closed over its params) replaces them at the new node when given.  ``sample_worlds(key,
+    state, seat, n) -> n worlds`` draws the determinizations instead of ``env.sample_hidden``
+    (e.g. in proportion to a card-location network's predictions): the tree's one world, or all
+    its iterations' worlds at once (``worlds="iteration"``)."""
     seat = state.current_player
     n = cfg.iterations + 1
     k_world, k_iter = jax.random.split(key)
-    fixed = state if cfg.worlds == "true" else env.sample_hidden(k_world, state, seat)
+    if sample_worlds is not None and cfg.worlds != "true":
+        drawn = sample_worlds(k_world, state, seat,
+                              cfg.iterations if cfg.worlds == "iteration" else 1)
+        fixed = jax.tree_util.tree_map(lambda x: x[0], drawn)
+
+        def world_at(i, k_d):
+            if cfg.worlds == "iteration":
+                return jax.tree_util.tree_map(lambda x: x[i], drawn)
+            return fixed
+    else:
+        fixed = state if cfg.worlds == "true" else env.sample_hidden(k_world, state, seat)
+
+        def world_at(i, k_d):
+            return env.sample_hidden(k_d, state, seat) if cfg.worlds == "iteration" else fixed
 
     def iteration(i, tree):
         k_d, k_walk, k_play = jax.random.split(jax.random.fold_in(k_iter, i), 3)
-        world = env.sample_hidden(k_d, state, seat) if cfg.worlds == "iteration" else fixed
+        world = world_at(i, k_d)
         tree, leaf, path, depth, ret = _walk(env, cfg, tree, world, k_walk)
         ret = ret + rest_of_game(env, leaf, k_play, policy, policy_params, value_fn)
         on_path = jnp.arange(path.shape[0]) < depth
@@ -288,8 +305,10 @@ def _concrete(x):
 
 
 def search(env, cfg: Config, state, key, *, seat=None, policy: Callable | None = None,
-           policy_params=None, value_fn: Callable | None = None) -> Result:
-    """Search ``cfg.trees`` trees from ``state`` (one game) and sum their root visits.
+           policy_params=None, value_fn: Callable | None = None,
+           sample_worlds: Callable | None = None) -> Result:
+    """Search ``cfg.trees`` trees from ``state`` (one game) and sum their root visits
+    (``sample_worlds``: :func:`search_tree`'s).
 
     Raises ``ValueError`` (when the arguments are concrete, i.e. outside ``jit``) for a finished
     game or a ``seat`` that is not to move.  Under ``jit`` nothing is checked: the search is for
@@ -303,7 +322,8 @@ def search(env, cfg: Config, state, key, *, seat=None, policy: Callable | None =
         raise ValueError(f"seat {int(seat)} is not to move; seat {int(mover)} is")
     keys = jax.random.split(key, cfg.trees)
     trees = jax.vmap(lambda k: search_tree(env, cfg, state, k, policy=policy,
-                                           policy_params=policy_params, value_fn=value_fn))(keys)
+                                           policy_params=policy_params, value_fn=value_fn,
+                                           sample_worlds=sample_worlds))(keys)
     a = env.num_actions
     at_root = (trees.parent == 0) & (jnp.arange(trees.parent.shape[1]) > 0)
     slot = jnp.where(at_root, trees.action, a)
@@ -315,18 +335,26 @@ def search(env, cfg: Config, state, key, *, seat=None, policy: Callable | None =
 
 
 def make_act(env, cfg: Config, *, policy: Callable | None = None,
-             value_fn: Callable | None = None) -> Callable:
+             value_fn: Callable | None = None, sample_worlds: Callable | None = None) -> Callable:
     """``act(params, key, state) -> action`` playing :func:`search` (an agent's ``act``).
     ``params`` go to the playout ``policy(params, key, state)`` or to ``value_fn(params,
-    state)``, so one compiled ``act`` serves new weights."""
+    state)``, so one compiled ``act`` serves new weights.  With ``sample_worlds(key, state, seat,
+    n, params) -> n worlds`` (:func:`cardjax.inference.worlds.sampler`) the determinizations are
+    its, and ``params`` is the pair ``(sampler's params, the policy's or value's)``."""
     cfg = cfg.check()
     if policy is not None and value_fn is not None:
         raise ValueError("give a playout policy or a value function at the leaves, not both")
+    if sample_worlds is not None and cfg.worlds == "true":
+        raise ValueError("cheating UCT searches the true state: it draws no worlds")
 
     def run(params, key, state):
+        draw = None
+        if sample_worlds is not None:
+            world_params, params = params
+            draw = lambda k, s, seat, n: sample_worlds(k, s, seat, n, world_params)  # noqa: E731
         vf = None if value_fn is None else (lambda s: value_fn(params, s))
         return search(env, cfg, state, key, policy=policy, policy_params=params,
-                      value_fn=vf).action
+                      value_fn=vf, sample_worlds=draw).action
 
     return only_choices(env, run)
 

@@ -263,7 +263,7 @@ def test_pimc_draws_its_worlds_from_a_run(script, if_corpus, tmp_path):
         agents.get(cardjax.make("gongzhu", exposure=True), "pimc", inference=run)
     # the run's player/ is its best network, and predicts as the run loaded through the trainer
     from cardjax import artifact
-    from cardjax.agents.pimc import load_log_q
+    from cardjax.agents.world_sources import load_log_q
     from cardjax.nets.card_locations.network import log_q_fn
 
     art = artifact.read(os.path.join(run, "player"))
