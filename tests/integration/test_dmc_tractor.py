@@ -570,7 +570,7 @@ def test_unit_leads_runs_resume_exactly_and_play_the_plain_env(tmp_path):
     --resume give the run of 3, which trains alternatives; the prior's leads are named as whole
     units; the trained player plays the plain env (its leads and throws card by card, its
     follows with the consequence features it was trained with) legally to the end of two hands,
-    and so does the run with a setting in its player word."""
+    and a run with a setting in its player word builds."""
     small = {**TINY, "num_envs": 2, "consequences": "true", "counterfactual": 1.0,
              "leads": "units", "throws": "true", "init_from": "rule", "prior_iterations": 4,
              "prior_share": 1.0,
@@ -589,9 +589,12 @@ def test_unit_leads_runs_resume_exactly_and_play_the_plain_env(tmp_path):
     me = dmc_agent.load(env, straight)
     final, ok, n = play_hands(env, me, 2)
     assert bool(ok) and np.all(np.asarray(final.hand_sizes) == 0)
-    ruled = cardjax.agents.load(env, f"{straight}:advice_bonus=1000")  # a run with a setting
-    final, ok, n = play_hands(env, ruled, 1)
-    assert bool(ok) and np.all(np.asarray(final.hand_sizes) == 0)
+    # a run with a setting in its word builds a player of the same moves (traced, not compiled:
+    # test_pretrained_player_takes_its_bonus_as_a_setting plays one)
+    ruled = cardjax.agents.load(env, f"{straight}:advice_bonus=1000")
+    one = jax.tree_util.tree_map(lambda x: x[0], final)
+    shape = jax.eval_shape(ruled.act, ruled.params, jax.random.PRNGKey(0), one)
+    assert shape.shape == () and jnp.issubdtype(shape.dtype, jnp.integer)
     with pytest.raises(ValueError, match="unknown options \\['depth'\\]"):
         cardjax.agents.load(env, f"{straight}:depth=3")
 

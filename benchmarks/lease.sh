@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# One GPU lease, one call: continue each shipped player (--from) for its share of MINUTES of
+# training steps at GPU sizes, evaluate it against the shipped version (cardjax ladder, without
+# --ship: the decision to ship is made at home) and against its baselines (cardjax arena), and
+# bring back the exported players, their evaluations and the logs (docs/pretrained.md, "The
+# lease script").
+#
+#   bash benchmarks/lease.sh 5                     # GPU: 5 minutes of training, ~9.5 min in all
+#   LEASE_TINY=1 LEASE_PLAYERS=doudizhu-pretrained OUT=/tmp/l bash benchmarks/lease.sh 0.2
+#
+# The players go in the order of what they have to gain (issue 40's targets): scrofazero-pretrained
+# (WPG -4 against Mr Greed, target +60), doudizhu-pretrained (ADP +0.12 against the rule player,
+# target +1.0), tractor-pretrained (+0.21 levels a hand, target +0.40); their shares of MINUTES
+# are 2 : 2 : 1.  Each player gets a time slot (its share of LEASE_SECONDS, what an earlier one
+# leaves unused carried over); in it, training runs under `timeout` with LEASE_EVAL_RESERVE
+# seconds kept for the ladder and the arena, each also under `timeout`.  One player failing or
+# running out of time leaves the others alone.
+#
+# $OUT (default ./lease_out) gets summary.txt and, per player, $OUT/<name>/: player/ (the
+# exported artifact: player.json, params.msgpack), eval.json, metrics.jsonl, parent.json,
+# ladder.txt, ladder.json, arena_<baseline>.json and train.log.  The device tool brings back at
+# most 8 files 2 folders down: with more than that, each <name>/ is packed as <name>.tgz
+# (LEASE_PACK=1 always packs, LEASE_PACK=0 never).
+#
+# Environment: OUT, PYTHON, LEASE_PLAYERS (names, in order), LEASE_SECONDS (the whole budget;
+# default MINUTES x 60 + 270), LEASE_EVAL_RESERVE (seconds per player kept for evaluation;
+# GPU 100, tiny 150), LEASE_DEALS (ladder deals; GPU 1024), LEASE_BASELINE_DEALS (GPU 512),
+# LEASE_SEED (seed of the evaluation deals; default the date, e.g. 20261128: not a training seed),
+# LEASE_TINY=1 (CPU check of the script: tiny batches, a handful of deals).
+set -u
+cd "$(dirname "$0")/.."
+MINUTES=${1:-${MINUTES:-5}}
+OUT=${OUT:-./lease_out}
+PY=${PYTHON:-python3}
+TINY=${LEASE_TINY:-0}
+PLAYERS=${LEASE_PLAYERS:-"scrofazero-pretrained doudizhu-pretrained tractor-pretrained"}
+SEED=${LEASE_SEED:-$(date -u +%Y%m%d)}
+TRAIN_EVAL_SEED=$((SEED + 1))  # the runs' own evaluations: recorded in lineage, not the ladder's
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
+if [ "$TINY" = 1 ]; then
+    DEALS=${LEASE_DEALS:-4}; BDEALS=${LEASE_BASELINE_DEALS:-4}; RESERVE=${LEASE_EVAL_RESERVE:-150}
+    EVAL_DEALS=2
+else
+    DEALS=${LEASE_DEALS:-1024}; BDEALS=${LEASE_BASELINE_DEALS:-512}
+    RESERVE=${LEASE_EVAL_RESERVE:-100}; EVAL_DEALS=64  # the run's own last evaluation: short
+fi
+TOTAL=${LEASE_SECONDS:-$($PY -c "print(int(float('$MINUTES') * 60 + 270))")}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+WORK=$(mktemp -d)
+SUMMARY=$OUT/summary.txt
+T0=$(date +%s)
+now() { echo $(($(date +%s) - T0)); }
+say() { echo "$*" | tee -a "$SUMMARY"; }
+
+: >"$SUMMARY"
+{ date -u; echo "lease.sh $MINUTES min, budget $TOTAL s, players: $PLAYERS, seed $SEED"
+  nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null || echo "no GPU"
+  git log -1 --format='commit %h %s' 2>/dev/null
+  $PY -c "import jax; print('jax', jax.__version__, jax.devices())" 2>&1 | tail -1
+} | tee -a "$SUMMARY"
+DEVICE=$($PY -c "import jax; d=jax.devices(); print(f'{len(d)} x {d[0].device_kind}')" 2>/dev/null)
+
+# per player: game, recipe, weight, GPU sizes, baselines
+spec() {
+    case $1 in
+        scrofazero-pretrained) GAME=gongzhu; RECIPE=scrofazero; WEIGHT=2; BASE="greed random"
+            SIZE="--num_envs 4096 --minibatch 8192" ;;
+        doudizhu-pretrained) GAME=doudizhu; RECIPE=douzero; WEIGHT=2; BASE="rule random"
+            SIZE="--num_envs 4096 --minibatch 8192" ;;
+        tractor-pretrained) GAME=tractor; RECIPE=shengji; WEIGHT=1; BASE="rule random"
+            SIZE="--num_envs 2048 --minibatch 8192 --train_forced false --consequences true
+                  --counterfactual 1.0 --epsilon 0.015 --gamma 0.95" ;;
+        *) return 1 ;;
+    esac
+    if [ "$TINY" = 1 ]; then
+        SIZE="--num_envs 4 --minibatch 64"; BASE=${BASE%% *}
+        [ "$RECIPE" = scrofazero ] && SIZE="--num_envs 4 --minibatch 64 --b 2 --k 1"
+    fi
+    return 0
+}
+
+WSUM=0
+for p in $PLAYERS; do spec "$p" && WSUM=$((WSUM + WEIGHT)); done
+((WSUM > 0)) || { say "no known player in LEASE_PLAYERS=$PLAYERS"; exit 1; }
+
+timed() {  # timed LIMIT LOG COMMAND...: run under LIMIT seconds; prints rc and seconds
+    local limit=$1 log=$2; shift 2
+    if ((limit < 15)); then say "   skipped (${limit} s left): $*"; return 99; fi
+    local t; t=$(date +%s)
+    say "   [+$(now) s, limit $limit s] $*"
+    timeout --signal=INT --kill-after=10 "$limit" "$@" >"$log" 2>&1
+    local rc=$?
+    say "   rc=$rc in $(($(date +%s) - t)) s"
+    return $rc
+}
+
+DONE_W=0
+for p in $PLAYERS; do
+    spec "$p" || { say "== $p: unknown player, skipped"; continue; }
+    DONE_W=$((DONE_W + WEIGHT))
+    deadline=$((TOTAL * DONE_W / WSUM))          # this player's slot ends here (seconds from T0)
+    share=$($PY -c "print(round(float('$MINUTES') * $WEIGHT / $WSUM, 3))")
+    run=$WORK/$p; dest=$OUT/$p; mkdir -p "$dest"
+    say "== $p ($GAME, $RECIPE): $share min of training, slot ends at +$deadline s"
+    train_limit=$((deadline - $(now) - RESERVE))
+    # shellcheck disable=SC2086
+    timed "$train_limit" "$dest/train.log" $PY -m cardjax train "$RECIPE" --from "$p" \
+        --minutes "$share" --iterations 1000000 --checkpoint_every 25 --eval_every 0 \
+        --eval_deals "$EVAL_DEALS" --eval_seed "$TRAIN_EVAL_SEED" --no-progress --out "$run" \
+        $SIZE
+    for f in eval.json metrics.jsonl parent.json eval_settings.json; do
+        [ -f "$run/$f" ] && cp "$run/$f" "$dest/"
+    done
+    if [ ! -f "$run/player/player.json" ]; then
+        # a run cut before its last evaluation: its newest checkpoint is a player at home
+        # (agents.load(env, RUN) reads it without the trainer), so nothing trained is lost
+        [ -d "$run/checkpoints" ] && cp -r "$run" "$dest/run" && say "   kept the run: $p/run"
+        say "   $p: no exported player (training failed or was cut); see $p/train.log"
+        tail -n 5 "$dest/train.log" 2>/dev/null | sed 's/^/   | /' | tee -a "$SUMMARY"
+        continue
+    fi
+    cp -r "$run/player" "$dest/player"
+    say "   player: $(du -sh "$dest/player" | cut -f1) ($(du -b "$dest/player/params.msgpack" \
+        | cut -f1) bytes of parameters)"
+    # the deciding match first, then the baselines, each under what is left of the slot
+    left=$((deadline - $(now) - 5)); ((left < RESERVE / 2)) && left=$((TOTAL - $(now) - 5))
+    timed $((left * 2 / 3)) "$dest/ladder.txt" $PY -m cardjax ladder --game "$GAME" \
+        --candidate "$dest/player" --shipped "$p" --deals "$DEALS" --seed "$SEED" \
+        --no-progress --save "$dest/ladder.json"
+    grep -h "vs $p\|ladder\|seed" "$dest/ladder.txt" | tail -n 3 | sed 's/^/   /' \
+        | tee -a "$SUMMARY"
+    for b in $BASE; do
+        left=$((deadline - $(now) - 5)); ((left < 15)) && left=$((TOTAL - $(now) - 5))
+        timed "$left" "$dest/arena_$b.log" $PY -m cardjax arena --game "$GAME" \
+            --a "$dest/player" --b "$b" --deals "$BDEALS" --seed "$SEED" --json --no-progress
+        grep '^{' "$dest/arena_$b.log" | tail -n 1 >"$dest/arena_$b.json"
+        [ -s "$dest/arena_$b.json" ] || rm -f "$dest/arena_$b.json"
+        $PY -c "import json,sys; r=json.load(open(sys.argv[1])); print(f'   vs $b: {r[\"mean\"]:+.3f} +- {r[\"stderr\"]:.3f} over {r[\"deals\"]} deals')" \
+            "$dest/arena_$b.json" 2>/dev/null | tee -a "$SUMMARY"
+    done
+done
+
+say "== done at +$(now) s (budget $TOTAL s); device: ${DEVICE:-?}"
+files=$(find "$OUT" -type f | wc -l)
+if [ "${LEASE_PACK:-auto}" = 1 ] || { [ "${LEASE_PACK:-auto}" = auto ] && ((files > 8)); }; then
+    for p in $PLAYERS; do
+        [ -d "$OUT/$p" ] || continue
+        tar czf "$OUT/$p.tgz" -C "$OUT" "$p" && rm -rf "${OUT:?}/$p"
+        say "packed $p.tgz: $(du -h "$OUT/$p.tgz" | cut -f1) (tar xzf $p.tgz)"
+    done
+fi
+rm -rf "$WORK"
+exit 0

@@ -1,0 +1,124 @@
+"""The ladder's gate (``cardjax ladder``) and the lease script (``benchmarks/lease.sh``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import jax
+import pytest
+
+import cardjax
+from cardjax import agents
+from cardjax.agents import pretrained
+from cardjax.commands import ladder
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SHIPPED_DDZ = pretrained.path("doudizhu-pretrained")
+
+
+def test_decide_refuses_below_two_standard_errors():
+    ok, reason = ladder.decide(0.05, 0.03, 2048, 1024)
+    assert not ok and "2 s.e." in reason and "0.0600" in reason and "+0.0500" in reason
+    assert not ladder.decide(0.06, 0.03, 2048)[0]  # equal to the bar is not above it
+    assert not ladder.decide(-0.5, 0.1, 4096)[0]
+    assert not ladder.decide(float("nan"), 0.1, 4096)[0]
+
+
+def test_decide_refuses_too_few_deals():
+    ok, reason = ladder.decide(1.0, 0.01, 1000, 1024)
+    assert not ok and "1000 deals < the 1024" in reason
+    assert not ladder.decide(1.0, 0.01, 512)[0]  # min_deals defaults to 1,024
+
+
+def test_decide_passes_above():
+    ok, reason = ladder.decide(0.07, 0.03, 1024, 1024)
+    assert ok and reason.startswith("passes")
+    assert ladder.decide(0.2, 0.0, 4, 4)[0]
+
+
+def test_seeds_of_the_lineage_are_refused():
+    lineage = {"command": "cardjax train douzero --from doudizhu-pretrained --seed 3 "
+                          "--eval_seed=77",
+               "ancestors": [{"command": "python experiments/douzero.py --num_envs 64"}]}
+    used, recorded = ladder.seeds_used(lineage)
+    assert recorded and used == {3, 77, 0, 12345}  # the ancestor typed none: the defaults
+    assert not ladder.check_seed(77, lineage)[0]
+    assert ladder.check_seed(20261128, lineage)[0]
+    ok, note = ladder.check_seed(0, {})
+    assert ok and "caller must pass" in note
+
+
+def test_seed_refusal_is_one_line_and_nonzero():
+    """The shipped Dou Dizhu player's lineage records its training command (eval seed 12345 by
+    default): that seed is refused before any deal is played."""
+    r = subprocess.run([sys.executable, "-m", "cardjax", "ladder", "--game", "doudizhu",
+                        "--candidate", SHIPPED_DDZ, "--shipped", "doudizhu-pretrained",
+                        "--deals", "4", "--seed", "12345"], capture_output=True, text=True,
+                       cwd=ROOT, timeout=120)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "seed 12345" in lines[0] and lines[0].startswith("error: ladder")
+
+
+def test_ladder_refuses_a_player_that_does_not_beat_the_shipped_one(tmp_path):
+    """The shipped player against itself: level (0 +- 0), so refused with the figure and the bar;
+    ``--ship`` ships nothing and the page is untouched."""
+    doc = tmp_path / "pretrained.md"
+    doc.write_text("# Pretrained players\n")
+    with pytest.raises(SystemExit) as e:
+        ladder.main(["--game", "doudizhu", "--candidate", SHIPPED_DDZ,
+                     "--shipped", "doudizhu-pretrained", "--deals", "4", "--seed", "7",
+                     "--min-deals", "4", "--no-progress", "--ship", "--doc", str(doc),
+                     "--save", str(tmp_path / "l.json")])
+    message = str(e.value.code)
+    assert message.startswith("error: ladder refused") and "\n" not in message
+    assert "2 s.e." in message and "over 4 deals" in message
+    saved = json.loads((tmp_path / "l.json").read_text())
+    assert saved["ok"] is False and not saved["shipped_now"]
+    assert saved["head_to_head"]["deals"] == 4
+    assert doc.read_text() == "# Pretrained players\n"
+
+
+def test_ladder_row_is_appended_under_its_section(tmp_path):
+    doc = tmp_path / "p.md"
+    doc.write_text("# P\n\n## Ladder\n\nthe rule.\n\n## Other\n\ntext\n")
+    head = {"mean": 0.31, "stderr": 0.05, "deals": 2048, "seed": 9}
+    row = ladder.ladder_row("2026-11-28", "doudizhu-pretrained", head,
+                            {"rule": dict(head, mean=1.1)}, {"parent": "doudizhu-pretrained",
+                                                             "minutes": 27.0, "frames": 10})
+    ladder.append_row(str(doc), row)
+    ladder.append_row(str(doc), row.replace("2026-11-28", "2026-11-29"))
+    text = doc.read_text()
+    section = text.split("## Ladder")[1].split("## Other")[0]
+    assert section.count("| 2026-11-2") == 2 and "|---|" in section
+    assert "+0.310 ± 0.050 (2048 deals, seed 9)" in section and "rule +1.100" in section
+    assert text.index("2026-11-29") > text.index("2026-11-28")
+
+
+@pytest.mark.slow
+def test_lease_script_end_to_end_on_cpu(tmp_path):
+    """One player, tiny settings (about 3 minutes on the 2-core CPU: compiling the trainer, the
+    ladder's match and the arena's): brings back a loadable player and the evaluations."""
+    out = tmp_path / "lease"
+    env = dict(os.environ, LEASE_TINY="1", LEASE_PLAYERS="doudizhu-pretrained", OUT=str(out),
+               LEASE_PACK="0", PYTHON=sys.executable)
+    r = subprocess.run(["bash", os.path.join(ROOT, "benchmarks", "lease.sh"), "0.2"], env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    summary = (out / "summary.txt").read_text()
+    assert "doudizhu-pretrained" in summary and "done at" in summary
+    dest = out / "doudizhu-pretrained"
+    for f in ("eval.json", "metrics.jsonl", "ladder.txt", "ladder.json", "arena_rule.json"):
+        assert (dest / f).is_file(), (f, summary)
+    decision = json.loads((dest / "ladder.json").read_text())
+    assert decision["ok"] is False and "deals < the 1024" in decision["reason"]  # a handful
+    game = cardjax.make("doudizhu")
+    player = agents.load(game, str(dest / "player"))
+    lineage = json.loads((dest / "player" / "player.json").read_text())["lineage"]
+    assert lineage["parent"] == "doudizhu-pretrained" and lineage["run_frames"] > 0
+    state = game.init(jax.random.PRNGKey(0))
+    action = player.act(player.params, jax.random.PRNGKey(1), state)
+    assert bool(state.legal_action_mask[int(action)])
