@@ -15,7 +15,7 @@ import pytest
 from cardjax.commands import main as cardjax_command
 from conftest import ROOT
 
-COMMANDS = {"arena", "bench", "corpus", "diagnose", "export", "play", "sampling_table", "serve",
+COMMANDS = {"arena", "bench", "corpus", "diagnose", "export", "ladder", "play", "sampling_table", "serve",
             "train", "tssr", "tune", "whitehouse"}
 RECIPES = {"bid_value", "deeprocket", "douzero", "gongzhu_dmc", "inference", "scrofazero",
            "shengji"}
