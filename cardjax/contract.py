@@ -32,7 +32,7 @@ def _public(env, state, batch: tuple) -> None:
         want = batch + tuple(env.num_players if d == "P" else d for d in shape)
         _check(x.dtype == dtype and x.shape == want,
                f"{field} is {x.dtype}{list(x.shape)}, expected {np.dtype(dtype)}{list(want)}")
-    mask = state.legal_action_mask
+    mask = jax.eval_shape(lambda s: s.legal_action_mask, state)  # a game may build it on demand
     _check(mask.dtype == np.bool_ and mask.shape == batch + (env.num_actions,),
            f"legal_action_mask is {mask.dtype}{list(mask.shape)}")
 
@@ -57,13 +57,17 @@ def api_test(env, num: int = 8, seed: int = 0, eager_steps: int = 2) -> dict:
     _check(len(env.teams) == env.num_players, "teams names every seat's team")
     _check(env.max_steps > 0, "max_steps bounds a game")
 
+    # masks built under jit: a game may build its mask on demand (Dou Dizhu), which outside jit
+    # runs operation by operation (tens of milliseconds a state)
+    legal = jax.jit(lambda s: s.legal_action_mask)
     keys = jax.random.split(jax.random.key(seed), num)
     first = jax.jit(jax.vmap(env.init))(keys)
     _public(env, first, (num,))
     fields = list(first.__dataclass_fields__)
     _check(any(f.startswith("_") for f in fields), "the deal lives in fields starting with '_'")
     _check(not np.asarray(first.terminated).any(), "a new deal is not finished")
-    _check(np.asarray(first.legal_action_mask).any(axis=1).all(), "a new deal has a legal move")
+    first_mask = np.asarray(legal(first))
+    _check(first_mask.any(axis=1).all(), "a new deal has a legal move")
 
     seats = range(env.num_players)
     env_step = jax.vmap(env.step)
@@ -74,20 +78,18 @@ def api_test(env, num: int = 8, seed: int = 0, eager_steps: int = 2) -> dict:
         action = jax.vmap(env.random_action)(jax.random.split(key, num), state)
         action = jnp.where(forced >= 0, forced, action)
         nxt = env_step(state, action)
-        return nxt, action, jax.vmap(env.seat_teams)(nxt)
+        return nxt, action, jax.vmap(env.seat_teams)(nxt), nxt.legal_action_mask
 
     # observe and observe_oracle trace for every seat under vmap (so their shapes are fixed)
     for observe in (env.observe, env.observe_oracle):
         jax.eval_shape(jax.vmap(lambda s, f=observe: [f(s, p) for p in seats]), first)
 
     none = jnp.full((num,), -1, jnp.int32)  # no forced move
-    state, key, steps = first, jax.random.key(seed + 1), 0
-    first_mask = np.asarray(first.legal_action_mask)
+    state, mask, key, steps = first, first_mask, jax.random.key(seed + 1), 0
     while steps <= env.max_steps:
-        mask = np.asarray(state.legal_action_mask)
         done = np.asarray(state.terminated)
         key, sub = jax.random.split(key)
-        nxt, action, seat_teams = play(state, sub, none)
+        nxt, action, seat_teams, nxt_mask = play(state, sub, none)
         action, seat_teams = np.asarray(action), np.asarray(seat_teams)
         live = ~done
         _check(mask[np.arange(num), action][live].all(),
@@ -106,11 +108,10 @@ def api_test(env, num: int = 8, seed: int = 0, eager_steps: int = 2) -> dict:
             rows = jax.tree_util.tree_map(lambda a: np.asarray(a)[done],
                                           (nxt.replace(rewards=state.rewards), state))
             _equal(*rows, "stepping a finished game changed it")
-        ends = np.asarray(nxt.terminated)
-        _check(np.asarray(nxt.legal_action_mask)[ends].all(), "a finished game's mask is all True")
-        _check(np.asarray(nxt.legal_action_mask)[~ends].any(axis=1).all(),
-               f"no legal move at step {steps}")
-        state = nxt
+        ends, nxt_mask = np.asarray(nxt.terminated), np.asarray(nxt_mask)
+        _check(nxt_mask[ends].all(), "a finished game's mask is all True")
+        _check(nxt_mask[~ends].any(axis=1).all(), f"no legal move at step {steps}")
+        state, mask = nxt, nxt_mask
         steps += 1
         if ends.all():
             break
@@ -123,15 +124,15 @@ def api_test(env, num: int = 8, seed: int = 0, eager_steps: int = 2) -> dict:
     # batch independence: game 0 steps the same in a batch of its copies as beside other games
     # (the random move of a game depends on its key's place in the batch only)
     copies = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(x[:1], x.shape), first)
-    alone, _, _ = play(copies, jax.random.key(seed + 3), none)
-    beside, _, _ = play(first, jax.random.key(seed + 3), none)
+    alone = play(copies, jax.random.key(seed + 3), none)[0]
+    beside = play(first, jax.random.key(seed + 3), none)[0]
     _equal(row(alone, 0), row(beside, 0), "a game's step depends on the other games of its batch")
 
     # an illegal action ends the game, the offender's team paying the penalty (zero-sum)
     one = row(first, 0)
     illegal = np.flatnonzero(~first_mask[0])
     if illegal.size:
-        bad, _, _ = play(first, jax.random.key(seed + 3), none.at[0].set(int(illegal[0])))
+        bad = play(first, jax.random.key(seed + 3), none.at[0].set(int(illegal[0])))[0]
         bad = row(bad, 0)
         _check(bool(bad.terminated), "an illegal action ends the game")
         r = np.asarray(bad.rewards, np.float64)
@@ -144,16 +145,15 @@ def api_test(env, num: int = 8, seed: int = 0, eager_steps: int = 2) -> dict:
     # the eager step equals the jitted one
     s = first
     for t in range(eager_steps):
-        legal = np.asarray(s.legal_action_mask)[0]
-        a = int(np.flatnonzero(legal)[0])
-        jitted, _, _ = play(s, jax.random.key(seed + 4), none.at[0].set(a))
+        a = int(np.flatnonzero(np.asarray(legal(s))[0])[0])
+        jitted = play(s, jax.random.key(seed + 4), none.at[0].set(a))[0]
         _equal(env.step(row(s, 0), a), row(jitted, 0), f"eager and jitted step {t} differ")
         s = jitted
     s = row(s, 0)
 
     # a hidden state drawn for a seat keeps everything that seat sees
     try:
-        world = env.sample_hidden(jax.random.key(seed + 2), s, int(s.current_player))
+        world = jax.jit(env.sample_hidden)(jax.random.key(seed + 2), s, int(s.current_player))
     except NotImplementedError:
         world = None
     if world is not None:

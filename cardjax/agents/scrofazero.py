@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from cardjax.core import Agent
 from cardjax.games.gongzhu import worlds as szw
 from cardjax.games.gongzhu.env import NUM_CARDS
 from cardjax.search import hidden_info
@@ -80,15 +81,34 @@ def load_params(path: str, iteration: int | None = None):
     return art.params, art.meta["network"]
 
 
+_ACTS: dict = {}  # (env, network, play settings) -> act: one function, one compiled match
+
+
 def agent_from_params(env, params, config: dict, name: str = "scrofazero", **options):
     """The hidden-information player of a network of ``config`` (a run's config as a dict:
-    ``width``, ``depth``, ``target_beta``); ``options`` override :data:`PLAY_DEFAULTS`."""
+    ``width``, ``depth``, ``target_beta``); ``options`` override :data:`PLAY_DEFAULTS`.
+
+    Players of the same network shape and play settings share one ``act``, jitted as
+    ``cardjax.agents.load`` returns it (it takes the params as an argument): a match compiled
+    for one (an evaluation during training) serves the others (the run loaded after it, a
+    pretrained network of that shape), as the arena keeps its compiled matches per ``act``."""
     unknown = set(options) - set(PLAY_DEFAULTS)
     if unknown:
         raise ValueError(f"unknown play options {sorted(unknown)}; known: {sorted(PLAY_DEFAULTS)}")
     opts = {**PLAY_DEFAULTS, **options}
-    return make_agent(env, _net(config).apply, params, target_beta=config["target_beta"],
-                      name=name, **opts)
+    key = (repr(env), config["width"], config["depth"], float(config["target_beta"]),
+           tuple(sorted(opts.items())))
+    if opts["inference"] is not None:  # its worlds come from a network read from disk
+        key = None
+    if key is None or key not in _ACTS:
+        agent = make_agent(env, _net(config).apply, params, target_beta=config["target_beta"],
+                           name=name, **opts)
+        if key is None:
+            return agent
+        from cardjax.agents import compiled
+
+        _ACTS[key] = compiled(agent).act
+    return Agent(name, _ACTS[key], params)
 
 
 def from_artifact(env, art, name: str | None = None, **options):

@@ -120,8 +120,7 @@ def tables(sp: Space, log_q: Array, copies: Array, allowed: Array,
     allowed = jnp.asarray(allowed, bool)
     log_w = _split_log_weights(sp, jnp.asarray(log_q, jnp.float32), copies, allowed, uniform,
                                least, group)
-    shift = jnp.asarray(sp.shift)
-    others_sum = jnp.asarray(sp.others_sum)
+    others_sum = jnp.asarray(sp.others_sum).reshape(_grid_shape(sp))
     to_place = jnp.cumsum(copies[::-1])[::-1]  # [K]: copies of kinds k.. still to place
     last = jnp.zeros(sp.size, jnp.float32).at[0].set(1.0)  # Z_K(c) = [c = 0]
 
@@ -131,13 +130,12 @@ def tables(sp: Space, log_q: Array, copies: Array, allowed: Array,
         finite = jnp.isfinite(lw)
         top = jnp.max(jnp.where(finite, lw, -1e30))
         w = jnp.where(finite, jnp.exp(lw - top), 0.0)  # [S]
-        padded = jnp.concatenate([z_next, jnp.zeros(1, jnp.float32)])
-        raw = jnp.sum(w[:, None] * padded[shift], axis=0)  # [M]
+        raw = _shifted_sum(sp, z_next, w)  # the grid's shape (flat: [M])
         implied = left - others_sum  # the implied place's free capacity
         raw = jnp.where((implied >= 0) & (implied <= sp.max_capacity[sp.implied]), raw, 0.0)
         peak = jnp.max(raw)
         some = peak > 0
-        z = jnp.where(some, raw / jnp.where(some, peak, 1.0), 0.0)
+        z = jnp.where(some, raw / jnp.where(some, peak, 1.0), 0.0).reshape(-1)
         log_z = jnp.where(some, top + jnp.log(jnp.where(some, peak, 1.0)) + log_next, 0.0)
         return (z, log_z), (z, log_z)
 
@@ -146,6 +144,27 @@ def tables(sp: Space, log_q: Array, copies: Array, allowed: Array,
     return Tables(jnp.concatenate([zs, last[None]]),
                   jnp.concatenate([log_scale, jnp.zeros(1, jnp.float32)]), log_w,
                   jnp.sum(copies))
+
+
+def _grid_shape(sp: Space) -> tuple[int, ...]:
+    """The capacity vectors' flat order as a grid: one axis per place, the implied one of size 1."""
+    return tuple(1 if p == sp.implied else c + 1 for p, c in enumerate(sp.max_capacity))
+
+
+def _shifted_sum(sp: Space, z: Array, w: Array) -> Array:
+    """``sum_s w[s] z[c - s]`` for every capacity vector ``c`` (0 where ``c - s`` has a negative
+    entry), in the grid's shape (:func:`_grid_shape`; ``z`` is flat, float[M]).  Each split
+    shifts the grid by a constant: slices of the grid padded by ``max_copies`` below, summed in
+    one loop XLA fuses (gathering ``z[sp.shift]``, or mixing flat and grid shapes, costs
+    several times more)."""
+    m, implied, shape = sp.max_copies, sp.implied, _grid_shape(sp)
+    grid = jnp.pad(z.reshape(shape), [(0, 0) if p == implied else (m, 0)
+                                      for p in range(len(shape))])
+    raw = jnp.zeros(shape, z.dtype)
+    for i, split in enumerate(sp.splits.tolist()):
+        raw = raw + w[i] * grid[tuple(slice(None) if p == implied else slice(m - x, m - x + n)
+                                      for p, (x, n) in enumerate(zip(split, shape)))]
+    return raw
 
 
 def _flat(sp: Space, c: Array) -> Array:

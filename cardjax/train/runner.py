@@ -250,12 +250,33 @@ def quiet_unraisable():
         sys.unraisablehook = hook
 
 
+def as_fresh(state):
+    """A restored ``state`` with its arrays placed as a fresh ``init`` leaves them.  Orbax
+    commits what it restores to the default device, and jit lowers a program for committed
+    arguments with the device in it: a resumed run would compile its training step and
+    evaluation again (in the same process or from the persistent compilation cache, where the
+    fresh run's programs are).  Uncommitted copies (through the host) take the fresh programs;
+    arrays laid out over a mesh, or over several processes, are kept as restored."""
+    if jax.process_count() > 1:
+        return state
+    default = jax.devices()[0]
+
+    def fresh(x):
+        if (isinstance(x, jax.Array) and isinstance(x.sharding, jax.sharding.SingleDeviceSharding)
+                and x.sharding.device_set == {default}
+                and not jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key)):
+            return jax.numpy.asarray(np.asarray(x))
+        return x
+
+    return jax.tree_util.tree_map(fresh, state)
+
+
 def initial_state(out: str, latest: int | None, init: Callable, seed: int, is_main: bool = True):
     """``(state, checkpoints)``: a fresh ``init(PRNGKey(seed))``, or the run's newest intact
     checkpoint at or before ``latest``, restored with the shapes and shardings of ``init``'s
-    state.  An unreadable checkpoint is reported in one line; once an older one is restored, the
-    unreadable ones are set aside (``checkpoints/unreadable-<iteration>``).  With none intact
-    the run directory is left as it is and the error is a ``SystemExit``."""
+    state (:func:`as_fresh`).  An unreadable checkpoint is reported in one line; once an older
+    one is restored, the unreadable ones are set aside (``checkpoints/unreadable-<iteration>``).
+    With none intact the run directory is left as it is and the error is a ``SystemExit``."""
     ckpt = Checkpoints(out)
     if latest is None:
         return init(jax.random.PRNGKey(seed)), ckpt
@@ -271,6 +292,7 @@ def initial_state(out: str, latest: int | None, init: Callable, seed: int, is_ma
                   file=sys.stderr)
             bad.append(step)
             continue
+        state = as_fresh(state)
         newer = [s for s in ckpt.steps() if s > step]  # unreadable, here or in readable_config
         if is_main:
             for b in newer:

@@ -150,13 +150,17 @@ def test_resume_equals_uninterrupted_run(tmp_path):
         np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
 
 
+# how the run's evaluation plays, and the arena test below: one compiled match for both
+PLAY = {"deals": 2, "worlds": 2, "sampling": "uniform", "b": 0}
+
+
 @pytest.fixture(scope="module")
 def run1(tmp_path_factory):
-    """A finished one-iteration run directory, evaluated once on one deal (so it holds its
-    player)."""
+    """A finished one-iteration run directory, evaluated once against Mr Greed on two deals (so
+    it holds its player)."""
     out = str(tmp_path_factory.mktemp("run1") / "run")
-    scrofazero.main(TINY_FLAGS + ["--out", out, "--iterations", "1", "--eval_deals", "1",
-                                  "--eval_worlds", "1", "--eval_b", "0"])
+    scrofazero.main(TINY_FLAGS + ["--out", out, "--iterations", "1"] + [
+        f"--eval_{k}={v}" for k, v in PLAY.items()])
     return out
 
 
@@ -279,11 +283,13 @@ def test_multihost_run_matches_single_process(tmp_path):
 
 
 def test_arena_plays_a_checkpoint(run1, capsys):
-    """cardjax arena loads a run directory as a player (hidden information, 2 worlds)."""
+    """cardjax arena loads a run directory as a player (hidden information, 2 worlds); against
+    Mr Greed, as the run's evaluation played it (the same program: loaded from the compile
+    cache)."""
 
-    result = arena_command.main(["--a", run1, "--b", "random", "--deals", "2", "--worlds", "2",
-                                "--sampling", "uniform", "--play_b", "0", "--json",
-                                "--no-progress"])
+    result = arena_command.main(["--a", run1, "--b", "greed", "--deals", str(PLAY["deals"]),
+                                "--worlds", str(PLAY["worlds"]), "--sampling", PLAY["sampling"],
+                                "--play_b", str(PLAY["b"]), "--json", "--no-progress"])
     assert result["games"] == 4 and result["deals"] == 2
     assert np.isfinite(result["mean"]) and result["mean"] % 5 == 0
     with pytest.raises(SystemExit):

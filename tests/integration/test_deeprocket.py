@@ -121,12 +121,15 @@ def test_table_1_sample_4(env):
 
 
 def _positions(seed: int, plies: int, env):
-    """A random deal's first ``plies`` positions (random moves): many kicker moves on leads."""
+    """A random deal's first ``plies`` positions (random moves): many kicker moves on leads.
+    Stepped by the session's jitted functions (outside jit, a Dou Dizhu step and its legal
+    moves are built operation by operation: tenths of a second a move)."""
+    c = conftest.get_compiled(env)
     key = jax.random.PRNGKey(seed)
-    s = env.init(key)
+    s = c.init(key)
     out = [s]
     for t in range(plies):
-        s = env.step(s, env.random_action(jax.random.fold_in(key, t), s))
+        s = c.step(s, c.random_action(jax.random.fold_in(key, t), s))
         if bool(s.terminated):
             break
         out.append(s)

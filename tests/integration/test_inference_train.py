@@ -148,10 +148,17 @@ def test_a_tractor_corpus_trains_on_the_play_from_the_burial_on(tmp_path):
     g = next(c.games("train", 2))
     states = jax.tree_util.tree_map(jnp.asarray, g.state)
     out = jax.device_get(make_tssr(trainer)(params, states, jnp.asarray(g.actions)))
-    # positions while dealing are not trained on; from the burial on every one is, exactly
-    _, _, (phase, _) = corpus.replay(trainer.env, states, jnp.asarray(g.actions),
-                                     lambda s, a: s.phase)
-    phase = np.asarray(phase).reshape(-1)  # [T * B], as the positions
+    # positions while dealing are not trained on; from the burial on every one is, exactly.
+    # The phase of each position, the games stepped one by one (the session's jitted step).
+    step = conftest.get_compiled(trainer.env).step
+    phase = np.zeros(g.actions.shape[::-1], np.int64)  # [T, B]
+    for b, actions in enumerate(g.actions):
+        s = conftest.tree_index(states, b)
+        for t, a in enumerate(actions[:g.length[b]]):
+            phase[t, b] = int(s.phase)
+            s = step(s, jnp.int32(a))
+        phase[g.length[b]:, b] = int(s.phase)  # the end, held
+    phase = phase.reshape(-1)  # [T * B], as the positions
     valid = out["valid"]
     assert valid.any() and not valid[phase == 0].any()
     assert (out["log_size"][valid] > out["log_network"][valid] - 1e-3).all()  # TSSR <= |I|

@@ -10,6 +10,7 @@ from cardjax.games.doudizhu import rule as rule_mod
 from cardjax.agents import get
 from cardjax.games.doudizhu import moves as M
 from cardjax.games.doudizhu.moves import action_index, action_string
+from conftest import get_compiled
 
 DECK = "".join(r * 4 for r in M.RANKS[:13]) + "BR"
 
@@ -44,9 +45,10 @@ def deal(seat1: str, seat2: str) -> list[str]:
 
 def play(env, step, hands, moves_):
     state = env.init_from_deal(hands)
+    legal_mask = get_compiled(env).legal_action_mask  # under jit (the property: ~25 ms eager)
     for m in moves_:
         a = action_index(m)
-        assert bool(state.legal_action_mask[a]), m
+        assert bool(legal_mask(state)[a]), m
         state = step(state, a)
     return state
 
@@ -206,6 +208,7 @@ def test_follow_matches_rlcard_on_random_positions(env, act, step):
 
     agent = DouDizhuRuleAgentV1()
     rnd_act = jax.jit(get(env, "random").act)
+    legal_mask = get_compiled(env).legal_action_mask  # under jit (the property: ~25 ms eager)
     key = jax.random.PRNGKey(7)
     checked = 0
     for game in range(6):
@@ -215,7 +218,7 @@ def test_follow_matches_rlcard_on_random_positions(env, act, step):
             key, ka, kb = jax.random.split(key, 3)
             if int(state.to_beat) >= 0:
                 me, lord = int(state.current_player), int(state.landlord)
-                mask = np.asarray(state.legal_action_mask)
+                mask = np.asarray(legal_mask(state))
                 legal = [M.ACTIONS[i] for i in np.flatnonzero(mask)]
                 raw = {"trace": [(int(state.to_beat_seat), action_string(int(state.to_beat)))],
                        "current_hand": M.counts_to_str(np.asarray(env.hand(state, me))),

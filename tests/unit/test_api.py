@@ -59,7 +59,10 @@ def _check_public(env, state, batch=()):
         "step_count": (np.int32, batch),
     }
     for field, (dtype, shape) in expect.items():
-        x = getattr(state, field)
+        if field == "legal_action_mask":  # a game may build it on demand: its shape, not values
+            x = jax.eval_shape(lambda s: s.legal_action_mask, state)
+        else:
+            x = getattr(state, field)
         assert x.dtype == dtype, f"{field}: dtype {x.dtype}, expected {np.dtype(dtype)}"
         assert x.shape == shape, f"{field}: shape {x.shape}, expected {shape}"
 
@@ -105,17 +108,19 @@ def test_random_playout_to_termination(name):
     end = int(np.argmax(term))  # index of the step that ended the game
     assert not term[:end].any() and term[end:].all()
     prev = [first] + [tree_index(states, t) for t in range(T - 1)]
+    masks = np.asarray(c.legal_action_mask(states))  # [T, A], built under jit
+    prev_masks = np.concatenate([np.asarray(c.legal_action_mask(first))[None], masks[:-1]])
     for t in range(T):
         s, p = tree_index(states, t), prev[t]
         _team_rewards_ok(env, s.rewards)
         assert 0 <= int(s.current_player) < env.num_players
         if t <= end:
-            assert p.legal_action_mask[actions[t]], f"random_action chose an illegal action at {t}"
+            assert prev_masks[t][actions[t]], f"random_action chose an illegal action at {t}"
             assert int(s.step_count) == t + 1
         if s.terminated:
-            assert s.legal_action_mask.all(), "terminal mask must be all True"
+            assert masks[t].all(), "terminal mask must be all True"
         else:
-            assert s.legal_action_mask.any(), f"no legal action at step {t}"
+            assert masks[t].any(), f"no legal action at step {t}"
         if t > end:  # stepping a terminated state: unchanged, rewards zero
             np.testing.assert_array_equal(s.rewards, 0.0)
             _assert_trees_equal(
@@ -183,7 +188,7 @@ def test_step_is_not_retraced(name):
     for seed in range(3):
         s = env.init(jax.random.PRNGKey(seed))
         for _ in range(40):
-            legal = np.flatnonzero(np.asarray(s.legal_action_mask))
+            legal = np.flatnonzero(np.asarray(get_compiled(name).legal_action_mask(s)))
             s = step(s, jnp.int32(rng.choice(legal)))
     # an illegal action and a terminated state go through the same trace
     s = step(s, jnp.int32(-1))
@@ -275,7 +280,7 @@ def test_auto_reset(name):
     key = jax.random.PRNGKey(12)
     for t in range(c.max_steps + 1):
         key, k = jax.random.split(key)
-        a = jnp.int32(rng.choice(np.flatnonzero(np.asarray(s.legal_action_mask))))
+        a = jnp.int32(rng.choice(np.flatnonzero(np.asarray(c.legal_action_mask(s)))))
         plain = to_numpy(c.step(s, a))
         nxt = to_numpy(step(s, a, k))
         if not plain.terminated:

@@ -5,8 +5,6 @@ agrees with an enumeration of the deals on endgames."""
 
 from __future__ import annotations
 
-import itertools
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -25,7 +23,9 @@ def game(request):
     c = conftest.get_compiled(request.param[0], **request.param[1])
     env = c.env
     sp = W.space(*env.hidden_space)
-    first, states, _ = c.batch_rollout(jax.random.split(jax.random.PRNGKey(7), 6))
+    # the session's playout of BATCH games (one compiled program for every test file); the
+    # positions are from the first 6
+    first, states, _ = c.batch_rollout(jax.random.split(jax.random.PRNGKey(7), conftest.BATCH))
     lengths = np.asarray(jnp.argmax(states.terminated, axis=1))
     positions = [conftest.tree_index(conftest.tree_index(states, g), int(t))
                  for g in range(6) for t in np.linspace(0, lengths[g] - 1, 5).astype(int)]
@@ -72,30 +72,30 @@ def test_drawn_worlds_are_states_the_seat_cannot_tell_apart(game):
             np.testing.assert_array_equal(np.asarray(c.observe(world, seat)), mine)
             h = hidden(world, seat)  # the world's own hidden cards are the drawn ones
             np.testing.assert_array_equal(np.asarray(h.truth), np.asarray(counts[w]))
-            legal = np.asarray(world.legal_action_mask)
+            legal = np.asarray(c.legal_action_mask(world))
             if int(s.current_player) == seat:  # the seat's own choices do not change
-                np.testing.assert_array_equal(legal, np.asarray(s.legal_action_mask))
+                np.testing.assert_array_equal(legal, np.asarray(c.legal_action_mask(s)))
             moved |= not np.array_equal(np.asarray(counts[w]), np.asarray(hidden(s, seat).truth))
     assert moved
 
 
 def _count_deals(h) -> int:
-    """The deals of the hidden cards to the places, enumerated (few cards only)."""
+    """The deals of the hidden cards to the places, enumerated (few cards only): every
+    assignment of the cards to places, as NumPy arrays, kept when it respects ``allowed``,
+    ``capacity`` and ``least``, counted once per placement of the kinds (copies alike)."""
     copies, allowed, capacity = (np.asarray(x) for x in (h.copies, h.allowed, h.capacity))
     least = np.zeros(len(copies), int) if h.least is None else np.asarray(h.least)
     group = np.zeros(len(capacity), bool) if h.group is None else np.asarray(h.group)
-    cards = [k for k in range(len(copies)) for _ in range(copies[k])]
+    cards = np.array([k for k in range(len(copies)) for _ in range(copies[k])], int)
     if len(cards) > 9:
         return -1
-    seen = set()
-    for places in itertools.product(range(len(capacity)), repeat=len(cards)):
-        in_group = np.bincount([k for k, p in zip(cards, places) if group[p]],
-                               minlength=len(copies))
-        if all(allowed[k, p] for k, p in zip(cards, places)) and np.array_equal(
-                np.bincount(places, minlength=len(capacity)), capacity) and (
-                in_group >= least).all():
-            seen.add(tuple(sorted(zip(cards, places))))
-    return len(seen)
+    n, P = len(cards), len(capacity)
+    places = np.indices((P,) * n).reshape(n, P ** n).T  # [assignments, cards]: every one
+    where = places[:, :, None] == np.arange(len(capacity))  # [assignments, cards, places]
+    ok = allowed[cards[None, :], places].all(1) & (where.sum(1) == capacity).all(1)
+    counts = np.einsum("ck,acp->akp", np.eye(len(copies), dtype=int)[cards], where[ok])
+    counts = counts[(counts[:, :, group].sum(-1) >= least).all(1)]  # [deals, kinds, places]
+    return len(np.unique(counts.reshape(len(counts), -1), axis=0))
 
 
 def test_the_information_set_size_is_the_number_of_deals(game):
@@ -167,35 +167,38 @@ def chaodi():
     """Tractor positions after a chaodi took a seat's burial over (random play; found by
     search): the seat knows its buried cards are with the takers or in the kitty."""
     c = conftest.get_compiled("tractor")
-    _, states, _ = c.batch_rollout(jax.random.split(jax.random.PRNGKey(11), 64))
+    # games 8-15 of the 64 the search played (the session's playout of BATCH games): 10 and 13
+    keys = jax.random.split(jax.random.PRNGKey(11), 64)[8:8 + conftest.BATCH]
+    _, states, _ = c.batch_rollout(keys)
     hid = jax.jit(c.env.hidden_cards)
     found = []
-    for g, seat in ((10, 0), (13, 1), (10, 2)):
+    for g, seat in ((10 - 8, 0), (13 - 8, 1), (10 - 8, 2)):
         for t in range(0, 240, 6):
             s = conftest.tree_index(conftest.tree_index(states, g), t)
             h = hid(s, seat)
             if int(np.asarray(h.least).sum()) > 0:
                 found.append((s, seat, h))
-    return c, found
+    return c, found, hid
 
 
 def test_a_chaodi_keeps_the_buried_cards_with_the_takers_or_the_kitty(chaodi):
-    c, found = chaodi
+    c, found, hid = chaodi
     assert len(found) >= 6
     env = c.env
     sp = W.space(*env.hidden_space)
     sample = jax.jit(W.sampler(env), static_argnums=3)
+    sizes = jax.jit(lambda h: (W.log_size(sp, h.copies, h.allowed, h.capacity),
+                               W.log_size(sp, h.copies, h.allowed, h.capacity, h.least, h.group)))
     for i, (s, seat, h) in enumerate(found[::2]):
         group, least = np.asarray(h.group), np.asarray(h.least)
         assert group[:3].any() and (np.asarray(h.truth)[:, group].sum(1) >= least).all()
         worlds = sample(jax.random.PRNGKey(i), s, seat, 8)
         for w in range(8):
             world = conftest.tree_index(worlds, w)
-            counts = np.asarray(env.hidden_cards(world, seat).truth)
+            counts = np.asarray(hid(world, seat).truth)
             assert (counts[:, group].sum(1) >= least).all()
             np.testing.assert_array_equal(np.asarray(c.observe(world, seat)),
                                           np.asarray(c.observe(s, seat)))
         # without the constraint the set is larger: it does bind
-        free = W.log_size(sp, h.copies, h.allowed, h.capacity)
-        bound = W.log_size(sp, h.copies, h.allowed, h.capacity, h.least, h.group)
+        free, bound = sizes(h)
         assert float(bound) < float(free)

@@ -206,6 +206,12 @@ def _jitted_init(env):
     return _STEPS[key]
 
 
+# A state's legal mask under jit: the ``legal_action_mask`` property builds the packed legal
+# words operation by operation when called outside jit (about 25 ms a state on a CPU, most of
+# a record's replay); jitted, one compile per state layout, then microseconds.
+_legal_mask = jax.jit(lambda state: state.legal_action_mask)
+
+
 def _env_and_step(env, step, bidding_ok=False):
     env = _default_env() if env is None else getattr(env, "env", env)  # unwrap CheckedEnv
     if getattr(env, "name", None) != "doudizhu":
@@ -244,14 +250,14 @@ def _replay(record: Record, env=None, step=None):
             raise ValueError(f"{where(k)}: the game already ended with move {ended_at + 1} (seat "
                              f"{record.moves[ended_at][0]} emptied its hand); no move may follow")
         while int(state.current_player) != seat:
-            if not bool(state.legal_action_mask[PASS]):
+            if not bool(_legal_mask(state)[PASS]):
                 cur = int(state.current_player)
                 raise ValueError(
                     f"{where(k)}: wrong seat order: seat {cur} ({_ROLE_NAMES[record.role(cur)]}) "
                     f"is to lead and may not pass, so seat {seat} cannot play next")
             state = play(state, PASS)
         a = action_index(cards)
-        if not bool(state.legal_action_mask[a]):
+        if not bool(_legal_mask(state)[a]):
             held = np.asarray(env.hand(state, seat))
             if np.any(COUNTS[a] > held):
                 reason = (f"seat {seat} does not hold {show(cards)} (holds "
@@ -318,7 +324,7 @@ def record_from_game(initial_state, actions, env=None, step=None, metadata=None)
     are played but not recorded: the record starts after the auction.
     """
     _unbatched(initial_state, "initial_state")
-    bidding = np.shape(initial_state.legal_action_mask)[-1] > mv.NUM_ACTIONS
+    bidding = initial_state.num_actions > mv.NUM_ACTIONS  # the mask's length
     if env is None:
         env = DouDizhu(bidding=True) if bidding else _default_env()
     env, step = _env_and_step(env, step, bidding_ok=True)
@@ -327,7 +333,7 @@ def record_from_game(initial_state, actions, env=None, step=None, metadata=None)
     for k, a in enumerate(np.asarray(actions, np.int64).reshape(-1).tolist()):
         if bool(state.terminated):
             break
-        mask = np.asarray(state.legal_action_mask)
+        mask = np.asarray(_legal_mask(state))
         if not 0 <= a < mask.shape[0] or not mask[a]:
             what = env.action_to_str(a) if 0 <= a < mask.shape[0] else "out of range"
             raise ValueError(f"action {k} ({a}: {what}) is illegal for seat "
@@ -375,7 +381,7 @@ def record_from_states(states, metadata=None) -> Record:
             continue
         a, seat = int(nxt.history[-1]), int(nxt.history_seat[-1])
         if (np.array_equal(nxt.history, prev.history) or seat != int(prev.current_player)
-                or not bool(np.asarray(prev.legal_action_mask)[a])):
+                or not bool(np.asarray(_legal_mask(prev))[a])):
             raise ValueError(f"state {k}: the action taken at state {k - 1} was illegal (the game "
                              "ended with the env's penalty)")
         if a != PASS:

@@ -21,10 +21,13 @@ from cardjax.nets.card_locations.network import log_probs
 from cardjax.train.inference import train
 
 
+CHUNK = 32  # positions whose tables are computed at once
+
+
 def make_tssr(trainer: train.Trainer):
     """Jitted ``tssr(params, states, actions) -> dict`` of per-position arrays [T * B]:
-    ``log_network``, ``log_baseline``, ``log_size`` (natural logs of the TSSRs and of |I|),
-    ``valid``, ``stage``, ``role``."""
+    ``log_network``, ``log_baseline``, ``log_size`` (natural logs of the TSSRs and of |I|; NaN
+    at the positions ``hidden_cards`` does not describe), ``valid``, ``stage``, ``role``."""
     env, sp = trainer.env, worlds.space(*trainer.env.hidden_space)
 
     def one(logq, pos):
@@ -41,10 +44,31 @@ def make_tssr(trainer: train.Trainer):
     def tssr(params, states, actions):
         pos = train.positions(env, trainer.adapter, states, actions)
         logq = log_probs(trainer.net.apply(params, pos.features), pos.allowed, pos.capacity)
-        # one position at a time in groups (the tables are |capacities| x kinds each)
-        net, base, size = jax.lax.map(lambda x: one(*x), (logq, pos), batch_size=32)
+        # The tables (|capacities| x kinds each) only for the positions described: most of a
+        # batch's are not (the steps after a game's end, up to env.max_steps; Tractor's deal).
+        # The described ones are gathered first, CHUNK at a time; the chunks after them skipped.
+        n = pos.valid.shape[0]
+        chunks = -(-n // CHUNK)
+        order = jnp.argsort((~pos.valid).astype(jnp.int32), stable=True)  # the described first
+        rows = jnp.concatenate([order, jnp.zeros(chunks * CHUNK - n, order.dtype)])
+        todo = jnp.sum(pos.valid)
+
+        def chunk(x):
+            i, idx = x
+            skipped = (jnp.full(CHUNK, jnp.nan, jnp.float32),) * 3
+            return jax.lax.cond(i * CHUNK < todo,
+                                lambda: jax.vmap(one)(logq[idx], _take(pos, idx)),
+                                lambda: skipped)
+
+        outs = jax.lax.map(chunk, (jnp.arange(chunks), rows.reshape(chunks, CHUNK)))
+        net, base, size = (jnp.where(pos.valid, jnp.zeros(n, x.dtype).at[order].set(
+            x.reshape(-1)[:n]), jnp.nan) for x in outs)
         ok = pos.valid & jnp.isfinite(size)
         return {"log_network": net, "log_baseline": base, "log_size": size, "valid": ok,
                 "stage": pos.stage, "role": pos.role}
 
     return tssr
+
+
+def _take(tree, idx):
+    return jax.tree_util.tree_map(lambda x: x[idx], tree)
