@@ -169,7 +169,7 @@ def make_trainer(cfg: Config, env) -> Trainer:
 
         return jax.vmap(one)(st, act)
 
-    return Trainer(nets, init, update, positions, score)
+    return Trainer(nets, jax.jit(init), update, positions, score)
 
 
 cached_trainer = corpus_run.cached(make_trainer)

@@ -149,7 +149,7 @@ def make_trainer(cfg: Config, env) -> Trainer:
                 "uniform_right": base_right, "valid": pos.valid, "stage": pos.stage,
                 "role": pos.role}
 
-    return Trainer(env, adapter, net, init, update, evaluate, net.kinds, net.places)
+    return Trainer(env, adapter, net, jax.jit(init), update, evaluate, net.kinds, net.places)
 
 
 cached_trainer = corpus_run.cached(make_trainer)
