@@ -29,7 +29,7 @@ import numpy as np
 from cardjax.games.mini_doudizhu import exact as mx
 from cardjax.games.mini_doudizhu import exact_tables as xt
 from cardjax.cli import positive_int
-from cardjax.commands import whitehouse_uct  # the UCT subcommands
+from cardjax.commands import whitehouse_inference, whitehouse_uct  # more subcommands
 
 ORDER = ("cheat", "det", "det_inc", "det_cor", "expectimax")
 LABEL = {"cheat": "cheating minimax", "det": "det., no inference",
@@ -71,7 +71,7 @@ PAPER = {
 }
 
 
-def run_matrix(eps: float, chunk: int, log) -> dict:
+def run_matrix(eps: float, chunk: int, log, incorrect: str = "cheat") -> dict:
     """Player 1's exact win rate for every ordered pair (``None`` for det_cor vs det_cor)."""
     hands, _, _ = mx.deals()
     cells, seconds = {}, {}
@@ -80,7 +80,8 @@ def run_matrix(eps: float, chunk: int, log) -> dict:
             if a == b == "det_cor":
                 continue
             t0 = time.perf_counter()
-            winners = mx.play(mx.PLAYERS[a](eps), mx.PLAYERS[b](eps), hands, chunk=chunk)
+            winners = mx.play(mx.player(a, eps, incorrect), mx.player(b, eps, incorrect), hands,
+                              chunk=chunk)
             rate = mx.win_rate(winners)
             seconds[f"{a}:{b}"] = round(time.perf_counter() - t0, 2)
             cells[f"{a}:{b}"] = rate
@@ -89,7 +90,7 @@ def run_matrix(eps: float, chunk: int, log) -> dict:
     return {"eps": eps, "cells": cells, "seconds": seconds}
 
 
-def run_literal_expectimax(eps: float, chunk: int, log) -> dict:
+def run_literal_expectimax(eps: float, chunk: int, log, incorrect: str = "cheat") -> dict:
     """The paper states equation (1) for minimax only: expectimax without its eps term (ties:
     lowest action id) against each equation-(1) player, both ways, and against itself."""
     hands, _, _ = mx.deals()
@@ -98,8 +99,8 @@ def run_literal_expectimax(eps: float, chunk: int, log) -> dict:
     games = [("expectimax0", b) for b in ORDER] + [(a, "expectimax0") for a in ORDER]
     games.append(("expectimax0", "expectimax0"))
     for a, b in games:
-        pa = lit if a == "expectimax0" else mx.PLAYERS[a](eps)
-        pb = lit if b == "expectimax0" else mx.PLAYERS[b](eps)
+        pa = lit if a == "expectimax0" else mx.player(a, eps, incorrect)
+        pb = lit if b == "expectimax0" else mx.player(b, eps, incorrect)
         t0 = time.perf_counter()
         cells[f"{a}:{b}"] = rate = mx.win_rate(mx.play(pa, pb, hands, chunk=chunk))
         log(f"  eps={eps:g}  {a:>11} vs {b:<11} {100 * float(rate):7.3f}%  "
@@ -226,14 +227,15 @@ def heatmap(path: str, matrices: list[dict]) -> None:
 def mini_exact(args) -> dict:
     log = (lambda s: None) if args.quiet else (lambda s: print(s, flush=True))
     t0 = time.perf_counter()
-    main = run_matrix(args.eps, args.chunk, log)
+    main = run_matrix(args.eps, args.chunk, log, args.incorrect_model)
     t_main = time.perf_counter() - t0
     plain = None
     if not args.no_plain:
         t1 = time.perf_counter()
-        plain = run_matrix(0.0, args.chunk, log)
+        plain = run_matrix(0.0, args.chunk, log, args.incorrect_model)
         t_plain = time.perf_counter() - t1
-    literal = run_literal_expectimax(args.eps, args.chunk, log) if args.eps else None
+    literal = (run_literal_expectimax(args.eps, args.chunk, log, args.incorrect_model)
+               if args.eps else None)
     ident = identification(args.eps, args.chunk)
     total = time.perf_counter() - t0
     print()
@@ -269,8 +271,9 @@ def mini_exact(args) -> dict:
         "deals": 8832, "weighting": "each deal by its number of dealings / C(18,7) C(11,7)",
         "exact": "deterministic players, one game per deal: exact fractions, no sampling error",
         "players": {k: LABEL[k] for k in ORDER},
-        "incorrect_model": "cheating minimax (same eps): the opponent assumed to play "
-                           "perfect-information minimax as if it saw the player's cards",
+        "incorrect_model": mx.player("det_inc", args.eps, args.incorrect_model).name
+        + f" ({args.incorrect_model}; cheat: the opponent assumed to play perfect-information "
+          "minimax as if it saw the player's cards)",
         "tie_breaks": "equation (1) with eps; values within 1e-12 are equal; then the lowest "
                       "action id (1 11 111 1111 2 ... 4444 B R pass); votes are exact integers",
         "paper": PAPER,
@@ -313,10 +316,15 @@ def main(argv=None):
     q.add_argument("--json", metavar="OUT", default=None)
     q.add_argument("--png", metavar="OUT", default=None, help="heat map of the matrices")
     q.add_argument("--quiet", action="store_true", help="no line per pairing")
+    q.add_argument("--incorrect-model", choices=sorted(mx.INCORRECT_MODELS), default="cheat",
+                   help="the incorrect inference's opponent model (default: cheating minimax)")
     whitehouse_uct.add_parsers(sub)
+    whitehouse_inference.add_parser(sub)
     args = p.parse_args(argv)
     if args.command in whitehouse_uct.COMMANDS:
         return whitehouse_uct.run(args)
+    if args.command == "mini-inference":
+        return whitehouse_inference.run(args)
     if not 0 <= args.eps < xt.EPS_MAX:
         p.error(f"--eps must be in [0, {xt.EPS_MAX:.4f}) "
                 "(equation (1) must keep the minimax order)")

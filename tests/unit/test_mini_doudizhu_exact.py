@@ -310,3 +310,47 @@ def test_bad_input():
         xt.determinized_action("12", None, ["3"], [0])
     with pytest.raises(ValueError, match="8832"):
         mx.win_rate(np.zeros(10, np.int8))
+    with pytest.raises(ValueError, match="incorrect must be one of"):
+        mx.Determinized(inference="incorrect", incorrect="greedy")
+
+
+def test_the_incorrect_model_is_an_option():
+    """``incorrect`` names the model of "incorrect inference"; cheating minimax by default."""
+    assert mx.Determinized(EPS, "incorrect").model(None) == mx.Cheating(EPS)
+    assert mx.player("det_inc", EPS, "expectimax").model(None) == mx.Expectimax(EPS)
+    assert mx.player("det_inc", EPS, "cheat_plain").model(None) == mx.Cheating(0.0)
+    assert mx.player("det_inc", EPS, "det").model(None) == mx.Determinized(EPS)
+    assert mx.player("det", EPS) == mx.Determinized(EPS)
+    assert "model: expectimax" in mx.player("det_inc", EPS, "expectimax").name
+
+
+@pytest.fixture
+def few_deals(monkeypatch):
+    """The first 240 deals only, with their weights (the commands' figures on a subset)."""
+    hands, counts, total = mx.deals()
+    sub = (hands[:240], counts[:240], int(counts[:240].sum()))
+    monkeypatch.setattr(mx, "deals", lambda: sub)
+    return sub
+
+
+def test_mini_inference_command_on_a_subset(few_deals, capsys):
+    """``cardjax whitehouse mini-inference``: each model's gain is its row's win rate less det's,
+    both as play() gives them; identification only grows with the decisions, and the correct
+    model always keeps the true hand (identified at the end of most games)."""
+    from cardjax.commands import whitehouse
+
+    hands, counts, total = few_deals
+    out = whitehouse.main(["mini-inference", "--models", "cheat", "expectimax", "--quiet"])
+    won = lambda a, b: mx.play(a, b, hands) == 0  # noqa: E731
+    for model in ("cheat", "expectimax"):
+        inc = won(mx.player("det_inc", EPS, model), mx.Expectimax(EPS))
+        det = won(mx.Determinized(EPS), mx.Expectimax(EPS))
+        gain = out["incorrect_models"][model]["gain_points"]["expectimax"]
+        assert gain["weighted"] == pytest.approx(
+            round(100 * (counts[inc].sum() - counts[det].sum()) / total, 2))
+        assert gain["per_deal"] == pytest.approx(round(100 * (inc.mean() - det.mean()), 2))
+    for r in out["identification_det_cor"].values():
+        shares = [x["weighted"] for x in r["by_own_decision"]]
+        assert shares == sorted(shares) and shares[-1] <= r["last_decision"]["weighted"]
+        assert shares[0] < shares[-1] <= r["game_over"]["weighted"] <= 1
+    assert "paper: about +10" in capsys.readouterr().out

@@ -196,22 +196,29 @@ class Determinized:
     """Determinized minimax: every consistent opponent hand, weighted by its probability (and
     by the inference, if any), solved by cheating minimax with ``eps``; weighted majority vote.
 
-    ``inference``: ``None``, ``"incorrect"`` (the model is cheating minimax), ``"correct"`` (the
-    model is the actual opponent, given to :meth:`spawn`) or any player spec as the model."""
+    ``inference``: ``None``, ``"incorrect"`` (the model named by ``incorrect``, one of
+    :data:`INCORRECT_MODELS`: cheating minimax by default), ``"correct"`` (the model is the
+    actual opponent, given to :meth:`spawn`) or any player spec as the model."""
 
     eps: float = EPS
     inference: object = None
+    incorrect: str = "cheat"
 
     def __post_init__(self):
         if not (self.inference in (None, "incorrect", "correct")
                 or hasattr(self.inference, "spawn")):
             raise ValueError(f"inference must be None, 'incorrect', 'correct' or a player, "
                              f"got {self.inference!r}")
+        if self.incorrect not in INCORRECT_MODELS:
+            raise ValueError(f"incorrect must be one of {sorted(INCORRECT_MODELS)}, "
+                             f"got {self.incorrect!r}")
 
     @property
     def name(self) -> str:
         inf = {None: "no inference", "incorrect": "incorrect inference",
                "correct": "correct inference"}.get(self.inference, f"model {self.inference}")
+        if self.inference == "incorrect" and self.incorrect != "cheat":
+            inf += f" (model: {self.incorrect})"
         return f"determinized minimax, {inf}" + ("" if self.eps else " (plain)")
 
     def model(self, opponent):
@@ -219,7 +226,7 @@ class Determinized:
         if self.inference is None:
             return None
         if self.inference == "incorrect":
-            return Cheating(self.eps)
+            return INCORRECT_MODELS[self.incorrect](self.eps)
         if self.inference == "correct":
             if opponent is None:
                 raise ValueError("correct inference needs the opponent's player (opponent=...)")
@@ -287,6 +294,16 @@ class _DeterminizedRows(_Rows):
         self.ok, self.hyp, self.d = self.ok[rows], self.hyp[rows], self.d[rows]
 
 
+# The "different, but still sensible, algorithm" of the paper's incorrect model (not named there):
+# cheating minimax (this module's default), the same with the plain tie-break, information-set
+# expectimax, or determinized minimax without inference.
+INCORRECT_MODELS: dict[str, Callable[[float], object]] = {
+    "cheat": lambda eps: Cheating(eps),
+    "cheat_plain": lambda eps: Cheating(0.0),
+    "expectimax": lambda eps: Expectimax(eps),
+    "det": lambda eps: Determinized(eps),
+}
+
 PLAYERS: dict[str, Callable[[float], object]] = {
     "cheat": lambda eps: Cheating(eps),
     "det": lambda eps: Determinized(eps),
@@ -294,6 +311,14 @@ PLAYERS: dict[str, Callable[[float], object]] = {
     "det_cor": lambda eps: Determinized(eps, "correct"),
     "expectimax": lambda eps: Expectimax(eps),
 }
+
+
+def player(name: str, eps: float = EPS, incorrect: str = "cheat"):
+    """The player of :data:`PLAYERS` named ``name``; ``det_inc`` with the incorrect model
+    ``incorrect`` (:data:`INCORRECT_MODELS`)."""
+    if name == "det_inc":
+        return Determinized(eps, "incorrect", incorrect)
+    return PLAYERS[name](eps)
 
 
 # ---------------------------------------------------------------------------- one game
