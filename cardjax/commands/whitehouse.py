@@ -111,34 +111,12 @@ def run_literal_expectimax(eps: float, chunk: int, log, incorrect: str = "cheat"
 def identification(eps: float, chunk: int) -> dict:
     """det. with correct inference (player 1) against expectimax (player 2): the probability
     that its posterior is all on the opponent's actual hand at its k-th decision (or at its
-    last, when the game ended before)."""
-    hands, counts, total = mx.deals()
-    n = len(hands)
-    hit = np.zeros((n, 14), bool)
-    last = np.zeros(n, np.int64)
-    seen = np.zeros(n, np.int64)
-
-    def on_act(seat, inst, rows, actions, cur):
-        if seat != 0:
-            return
-        hyp, p, _ = inst.weights()
-        true = xt.hand_code(cur[:, 1])
-        ident = (p * (hyp == true[:, None])).sum(1) > 1 - 1e-12
-        k = seen[rows]
-        hit[rows, k] = ident
-        last[rows] = k
-        seen[rows] += 1
-
-    winners = mx.play(mx.Determinized(eps, "correct"), mx.Expectimax(eps), hands, chunk=chunk,
-                      on_act=on_act)
-    by_turn = []
-    for k in range(7):
-        at = hit[np.arange(n), np.minimum(k, last)]
-        by_turn.append(float(counts[at].sum() / total))
-    end = hit[np.arange(n), last]
-    return {"by_own_decision": by_turn, "last_decision": float(counts[end].sum() / total),
-            # after the last move: a player 2 that has won holds nothing, which is known
-            "game_over": float(counts[end | (winners == 1)].sum() / total)}
+    last, when the game ended before); deals weighted
+    (:func:`~cardjax.commands.whitehouse_inference.identification`)."""
+    r = whitehouse_inference.identification(mx.Expectimax(eps), eps, chunk)
+    return {"by_own_decision": [x["weighted"] for x in r["by_own_decision"]],
+            "last_decision": r["last_decision"]["weighted"],
+            "game_over": r["game_over"]["weighted"]}
 
 
 def gaps(cells: dict) -> dict:
