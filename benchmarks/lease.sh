@@ -23,8 +23,9 @@
 # (LEASE_PACK=1 always packs, LEASE_PACK=0 never).
 #
 # Environment: OUT, PYTHON, LEASE_PLAYERS (names, in order), LEASE_SECONDS (the whole budget;
-# default MINUTES x 60 + 270), LEASE_EVAL_RESERVE (seconds per player kept for evaluation;
-# GPU 100, tiny 150), LEASE_DEALS (ladder deals; GPU 1024), LEASE_BASELINE_DEALS (GPU 512),
+# default MINUTES x 60 + 270; tiny: + 210 a player), LEASE_EVAL_RESERVE (seconds per player
+# kept for evaluation; GPU 100, tiny 150), LEASE_DEALS (ladder deals; GPU 1024),
+# LEASE_BASELINE_DEALS (GPU 512),
 # LEASE_SEED (seed of the evaluation deals; default the date, e.g. 20261128: not a training seed),
 # LEASE_TINY=1 (CPU check of the script: tiny batches, a handful of deals).
 set -u
@@ -44,7 +45,9 @@ else
     DEALS=${LEASE_DEALS:-1024}; BDEALS=${LEASE_BASELINE_DEALS:-512}
     RESERVE=${LEASE_EVAL_RESERVE:-100}; EVAL_DEALS=64  # the run's own last evaluation: short
 fi
-TOTAL=${LEASE_SECONDS:-$($PY -c "print(int(float('$MINUTES') * 60 + 270))")}
+# tiny: each player's slot holds its evaluation reserve and a cold compile of its trainer
+SLACK=270; [ "$TINY" = 1 ] && SLACK=$((210 * $(echo $PLAYERS | wc -w)))
+TOTAL=${LEASE_SECONDS:-$($PY -c "print(int(float('$MINUTES') * 60 + $SLACK))")}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 WORK=$(mktemp -d)

@@ -148,7 +148,7 @@ def test_lease_script_goes_on_past_a_failed_training_and_packs(tmp_path):
     """A player whose training fails is reported with its log's tail and skipped (no ladder, no
     arena); the next player still runs; LEASE_PACK=1 packs each player's folder."""
     calls, summary, out = _lease(tmp_path, "scrofazero-pretrained doudizhu-pretrained",
-                                 LEASE_FAIL="scrofazero", LEASE_PACK="1", LEASE_SECONDS="600")
+                                 LEASE_FAIL="scrofazero", LEASE_PACK="1")
     assert [c[:2] for c in calls] == [["train", "scrofazero"], ["train", "douzero"],
                                       ["ladder", "--game"], ["arena", "--game"]]
     assert "scrofazero-pretrained: no exported player" in summary
