@@ -301,9 +301,9 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.command in whitehouse_uct.COMMANDS:
         return whitehouse_uct.run(args)
-    if args.command == "mini-inference":
-        return whitehouse_inference.run(args)
     if not 0 <= args.eps < xt.EPS_MAX:
         p.error(f"--eps must be in [0, {xt.EPS_MAX:.4f}) "
                 "(equation (1) must keep the minimax order)")
+    if args.command == "mini-inference":
+        return whitehouse_inference.run(args)
     return mini_exact(args)

@@ -354,3 +354,5 @@ def test_mini_inference_command_on_a_subset(few_deals, capsys):
         assert shares == sorted(shares) and shares[-1] <= r["last_decision"]["weighted"]
         assert shares[0] < shares[-1] <= r["game_over"]["weighted"] <= 1
     assert "paper: about +10" in capsys.readouterr().out
+    with pytest.raises(SystemExit):  # equation (1) must keep the minimax order
+        whitehouse.main(["mini-inference", "--eps", "0.5"])

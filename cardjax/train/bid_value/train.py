@@ -80,7 +80,8 @@ def make_trainer(cfg: Config, env) -> Trainer:
         logit, mean = net.apply(params, x)
         return jax.nn.sigmoid(logit), mean / cfg.return_scale, ret > 0, ret
 
-    return Trainer(env, adapter, net, cfg, jax.jit(init), update, predict, make_value(cfg.to_dict()))
+    return Trainer(env, adapter, net, cfg, jax.jit(init), update, predict,
+                   make_value(cfg.to_dict()))
 
 
 cached_trainer = corpus_run.cached(make_trainer)

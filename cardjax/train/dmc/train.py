@@ -91,7 +91,8 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None, prior=None) -> T
         jit_step = jax.jit(step, in_shardings=(shardings,),
                            out_shardings=(shardings, NamedSharding(mesh, P())))
     # init jitted: run eagerly it compiles each of its operations on its own (seconds)
-    return Train(init=jax.jit(init) if mesh is None else init, step=jit_step, net=net, game=game, env=game.env, config=cfg,
+    return Train(init=jax.jit(init) if mesh is None else init, step=jit_step, net=net, game=game,
+                 env=game.env, config=cfg,
                  self_play=jax.jit(self_play), update=jax.jit(learner.update),
                  loss=jax.jit(learner.loss), learn=jax.jit(learner.learn))
 
