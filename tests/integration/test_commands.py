@@ -15,8 +15,8 @@ import pytest
 from cardjax.commands import main as cardjax_command
 from conftest import ROOT
 
-COMMANDS = {"arena", "bench", "corpus", "diagnose", "export", "ladder", "play", "sampling_table", "serve",
-            "train", "tssr", "tune", "whitehouse"}
+COMMANDS = {"arena", "bench", "corpus", "diagnose", "export", "inference_rounds", "ladder", "play",
+            "sampling_table", "serve", "train", "tssr", "tune", "whitehouse"}
 RECIPES = {"bid_value", "deeprocket", "douzero", "gongzhu_dmc", "inference", "scrofazero",
            "shengji"}
 WRAPPERS = sorted([*ROOT.glob("scripts/*.py"), *ROOT.glob("experiments/*.py")])

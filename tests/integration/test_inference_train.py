@@ -282,3 +282,58 @@ def test_pimc_draws_its_worlds_from_a_run(script, if_corpus, tmp_path):
         np.testing.assert_allclose(
             np.asarray(log_q(params, s, seat)),
             np.asarray(log_q_fn(env, trainer.adapter, trainer.net)(old, s, seat)), rtol=1e-6)
+
+
+def test_with_network_replaces_or_drops_the_placeholder():
+    from cardjax.commands.inference_rounds import with_network
+
+    word = "pimc:worlds=2,inference=NET,playout=if"
+    assert with_network(word, "/r/net") == "pimc:worlds=2,inference=/r/net,playout=if"
+    assert with_network(word, None) == "pimc:worlds=2,playout=if"
+    assert with_network("ismcts:inference=NET", None) == "ismcts"
+    assert with_network("greed", "/r/net") == "greed"
+
+
+def test_rounds_play_the_players_that_meet_and_score_each_network_on_the_next(tmp_path, capsys):
+    """Two rounds on tiny settings: round 1's corpus is played by the named players with uniform
+    worlds (the NET setting dropped), round 2's by the same search drawing its worlds from round
+    1's network; round 2 scores that network on its games (TSSR and cross-entropy beside the
+    baseline's, the same figures as cardjax tssr gives), so a round's network loads in the
+    search player and plays; --resume redoes nothing, and bad settings are refused in one line."""
+    from cardjax.commands import inference_rounds
+
+    out = str(tmp_path / "rounds")
+    search = "pimc:worlds=2,playout=random,candidates=2,inference=NET"
+    argv = ["--out", out, "--game", "gongzhu", "--rounds", "2", "--games", "24", "--batch", "8",
+            "--players", search, "random", search, "random", "--score_games", "4",
+            "--train", "--iterations 2 --eval_every 2 --eval_games 8 " + " ".join(SMALL[:-1]),
+            "--no-progress"]
+    report = inference_rounds.main(argv)
+    first, second = report["rounds"]
+    plain = "pimc:worlds=2,playout=random,candidates=2"
+    net1 = first["network"]
+    assert first["players"] == [plain, "random"] * 2 and "previous" not in first
+    assert second["players"] == [f"{plain},inference={net1}", "random"] * 2
+    for row in report["rounds"]:
+        m = corpus.store.read_manifest(row["corpus"])
+        assert m["settings"]["players"] == row["players"] and m["next_deal"] == 24
+        assert np.isfinite(row["valid_ce"]) and row["baseline_ce"] > 0
+    prev = second["previous"]
+    assert prev["network"] == net1 and prev["games_of"] == second["corpus"]
+    assert prev["oracle_tssr_log10"] > 5 and abs(prev["baseline_tssr_log10"]) < 1e-3
+    direct = tssr_command.main(["--run", net1, "--corpus", second["corpus"], "--games", "4"])
+    assert prev["tssr_log10"] == pytest.approx(direct["overall"]["network_log10"])
+    assert 0.5 < prev["ce"] < 2.0 and 0.5 < prev["baseline_ce"] < 2.0
+    with open(os.path.join(out, "rounds.json")) as f:
+        assert json.load(f)["rounds"] == json.loads(json.dumps(report["rounds"]))
+    capsys.readouterr()
+    again = inference_rounds.main(["--out", out, "--resume", "--no-progress"])
+    assert again["rounds"] == report["rounds"]
+    assert "already holds 24 deals" in capsys.readouterr().err
+    for bad, says in ((argv, "already holds rounds"),
+                      (["--out", out, "--resume", "--games", "30"], "--games 30"),
+                      (["--out", str(tmp_path / "none"), "--resume"], "no readable"),
+                      (argv[:-1] + ["--out", str(tmp_path / "b"), "--players", "random", "if"],
+                       "one player or 4")):
+        with pytest.raises(SystemExit, match=says):
+            inference_rounds.main(bad)

@@ -65,12 +65,12 @@ def resolve(args) -> tuple[Config, int | None]:
 
 def make_evaluate(trainer, c: corpora.Corpus, cfg: Config, games: int, out: str):
     """``evaluate(state) -> dict``: the validation games' cross-entropy per unseen card and the
-    rest (module docstring); saves ``best.msgpack`` when it is the best so far."""
+    rest (module docstring); saves ``best.msgpack`` in ``out`` when it is the best so far
+    (``out`` None: scores only, e.g. a network on another corpus's games)."""
     data = first_games(c, "valid", games)
     n = data.deal_id.shape[0]
     best = {"ce": np.inf}
-    files = runner.RunFiles(out)
-    for e in files.read_evals():
+    for e in runner.RunFiles(out).read_evals() if out else ():
         best["ce"] = min(best["ce"], e["mean"])
 
     def evaluate(state):
@@ -109,7 +109,7 @@ def make_evaluate(trainer, c: corpora.Corpus, cfg: Config, games: int, out: str)
                    for k, name in enumerate(trainer.adapter.role_names)
                    if (v & (r["role"] == k)).any()]
         improved = net["ce"] < best["ce"]
-        if improved:
+        if improved and out:
             best["ce"] = net["ce"]
             corpus_run.save_params(os.path.join(out, "best.msgpack"), state.params)
         return {"mean": net["ce"], "stderr": net["stderr"], "accuracy": net["accuracy"],
