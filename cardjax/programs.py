@@ -81,6 +81,21 @@ def guard(share: float = 0.5) -> bool:
     return True
 
 
+# LLVM's optimization level for the CPU programs that play many games (the arena's matches,
+# corpus recording): level 1 compiles them in about three quarters of the default level's (2)
+# time and runs them within about 5% of its speed (benchmarks/LOG.md, 2026-11-28).  Given per
+# program, it also holds in a process that lowers the level for everything else (the tests).
+PLAYING_LEVEL = 1
+
+
+def jit_playing(fn, **kwargs):
+    """``jax.jit(fn, **kwargs)`` for a program that plays many games: on CPU compiled at
+    :data:`PLAYING_LEVEL`; elsewhere as any program."""
+    options = ({"xla_backend_optimization_level": PLAYING_LEVEL}
+               if jax.default_backend() == "cpu" else None)
+    return jax.jit(fn, compiler_options=options, **kwargs)
+
+
 LONG = 5.0  # seconds: a compile announced before it starts
 _TIMES = "compile_times.json"
 

@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from cardjax import programs
 from cardjax.core import Agent
 from cardjax.corpus.store import Games
 from cardjax.gate import either
@@ -70,7 +71,7 @@ def make_recorder(env, lineup: Sequence[Agent]):
         _, final, actions, returns = jax.lax.while_loop(cond, body, init)
         return actions, jnp.sum(actions >= 0, axis=1, dtype=jnp.int32), returns
 
-    return jax.jit(record), tuple(a.params for a in agents)
+    return programs.jit_playing(record), tuple(a.params for a in agents)
 
 
 def _id(agent: Agent):

@@ -98,7 +98,7 @@ def make_play(env, a: Agent, b: Agent, outcome: Callable | None = None):
             return total
         return total, outcome(env, final, a_seats)
 
-    _PLAY_CACHE[cache_key] = jax.jit(play)
+    _PLAY_CACHE[cache_key] = programs.jit_playing(play)
     return _PLAY_CACHE[cache_key]
 
 
