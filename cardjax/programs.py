@@ -88,12 +88,18 @@ def guard(share: float = 0.5) -> bool:
 PLAYING_LEVEL = 1
 
 
+def playing_options() -> dict | None:
+    """The compiler options of a program that plays many games: :data:`PLAYING_LEVEL` on CPU,
+    none elsewhere."""
+    return ({"xla_backend_optimization_level": PLAYING_LEVEL}
+            if jax.default_backend() == "cpu" else None)
+
+
 def jit_playing(fn, **kwargs):
-    """``jax.jit(fn, **kwargs)`` for a program that plays many games: on CPU compiled at
-    :data:`PLAYING_LEVEL`; elsewhere as any program."""
-    options = ({"xla_backend_optimization_level": PLAYING_LEVEL}
-               if jax.default_backend() == "cpu" else None)
-    return jax.jit(fn, compiler_options=options, **kwargs)
+    """``jax.jit(fn, **kwargs)`` for a program that plays many games (:func:`playing_options`).
+    JAX refuses compiler options on a nested ``jit``: call it as a program of its own (to
+    compose it into a bigger program, jit its ``__wrapped__``)."""
+    return jax.jit(fn, compiler_options=playing_options(), **kwargs)
 
 
 LONG = 5.0  # seconds: a compile announced before it starts
@@ -157,16 +163,19 @@ def compiling(what: str, show: bool = True):
         print(f"compiled {what} in {seconds:.1f} s", file=sys.stderr, flush=True)
 
 
-def compile_cost(fn, *args) -> dict:
-    """What compiling ``jax.jit(fn)`` for ``args`` costs with nothing cached: ``seconds`` (trace,
-    lower and compile; the persistent cache switched off, and a new function object so that no
-    in-memory cache of JAX's serves it, without clearing the process's other programs) and
-    ``hlo_kb``, the size of the optimized program's text (a measure of its graph)."""
+def compile_cost(fn, *args, compiler_options: dict | None = None) -> dict:
+    """What compiling ``jax.jit(fn, compiler_options=...)`` for ``args`` costs with nothing
+    cached: ``seconds`` (trace, lower and compile; the persistent cache switched off, and a new
+    function object so that no in-memory cache of JAX's serves it, without clearing the
+    process's other programs) and ``hlo_kb``, the size of the optimized program's text (a
+    measure of its graph).  ``compiler_options``: those ``fn`` is built with when it is a
+    program of its own (:func:`playing_options`)."""
     cache = jax.config.jax_enable_compilation_cache
     jax.config.update("jax_enable_compilation_cache", False)
     try:
         t0 = time.perf_counter()
-        compiled = jax.jit(lambda *a: fn(*a)).lower(*args).compile()
+        compiled = jax.jit(lambda *a: fn(*a), compiler_options=compiler_options).lower(
+            *args).compile()
         seconds = time.perf_counter() - t0
     finally:
         jax.config.update("jax_enable_compilation_cache", cache)

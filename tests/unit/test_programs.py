@@ -89,3 +89,18 @@ def test_the_compile_table_command_measures_every_main_program(tmp_path):
     assert [r["program"] for r in rows] == ["step (4 games)", "match random vs random (2 deals)"]
     assert all(r["seconds"] > 0 and r["hlo_kb"] > 0 for r in rows)
     assert json.load(open(tmp_path / "rows.json")) == rows
+
+
+def test_programs_that_play_many_games_take_their_own_level():
+    """On CPU the arena's matches and corpus recording compile at LLVM level 1, whatever
+    XLA_FLAGS says (the suite's is 0), and compute what a plain jit does."""
+    import jax.numpy as jnp
+    import numpy as np
+
+    assert jax.default_backend() == "cpu"
+    assert programs.playing_options() == {"xla_backend_optimization_level": 1}
+    f = programs.jit_playing(lambda x: jnp.cumsum(x) * 2)
+    np.testing.assert_array_equal(f(jnp.arange(5)), np.cumsum(np.arange(5)) * 2)
+    cost = programs.compile_cost(lambda x: x + 1, jnp.zeros(4),
+                                 compiler_options=programs.playing_options())
+    assert cost["seconds"] > 0 and cost["hlo_kb"] > 0

@@ -48,11 +48,12 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def programs_of(game: str, batch: int, deals: int):
-    """``(name, fn, args)`` of the game's main programs (built lazily, one at a time)."""
+    """``(name, fn, args, compiler options)`` of the game's main programs (built lazily, one at a
+    time)."""
     env = cardjax.make(game)
     states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), batch))
     actions = jnp.argmax(states.legal_action_mask, axis=1).astype(jnp.int32)
-    yield f"step ({batch} games)", jax.vmap(env.step), (states, actions)
+    yield f"step ({batch} games)", jax.vmap(env.step), (states, actions), None
 
     spec = registry.spec(game)
     a = agents.get(env, spec.default_opponent or "random")
@@ -60,13 +61,16 @@ def programs_of(game: str, batch: int, deals: int):
     plan = arena.scheme(env)
     dup = arena.duplicate_states(env, arena.deal_keys(0, deals))
     play = arena.make_play(env, a, b, plan.outcome)
-    yield (f"match {a.name} vs {b.name} ({deals} deals)", play,
-           (dup.states, dup.a_seats, jax.random.PRNGKey(1), a.params, b.params))
+    # the match is a program of its own, with its own compiler options: measured unwrapped
+    yield (f"match {a.name} vs {b.name} ({deals} deals)", play.__wrapped__,
+           (dup.states, dup.a_seats, jax.random.PRNGKey(1), a.params, b.params),
+           programs.playing_options())
 
     one = env.init(jax.random.PRNGKey(2))
     for name in pretrained.names(game):
         player = agents.get(env, name)
-        yield f"{name}: act on one state", player.act, (player.params, jax.random.PRNGKey(3), one)
+        yield (f"{name}: act on one state", player.act,
+               (player.params, jax.random.PRNGKey(3), one), None)
 
 
 def main(argv=None) -> list[dict]:
@@ -74,8 +78,8 @@ def main(argv=None) -> list[dict]:
     device = f"{jax.device_count()} x {jax.devices()[0].device_kind}"
     rows = []
     for game in args.games or cardjax.GAMES:
-        for name, fn, fn_args in programs_of(game, args.batch, args.deals):
-            cost = programs.compile_cost(fn, *fn_args)
+        for name, fn, fn_args, options in programs_of(game, args.batch, args.deals):
+            cost = programs.compile_cost(fn, *fn_args, compiler_options=options)
             rows.append({"game": game, "program": name, **cost, "device": device})
             print(f"{game:14s} {name:48s} {cost['seconds']:7.2f} s {cost['hlo_kb']:9.1f} KB",
                   file=sys.stderr, flush=True)
