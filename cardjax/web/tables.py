@@ -50,11 +50,13 @@ class Tables:
             self.loading += 1
         try:
             live = self._open(req)
-            with self.lock:
-                self.tables[live.id] = live
-        finally:
+        except BaseException:
             with self.lock:
                 self.loading -= 1
+            raise
+        with self.lock:  # one step: the table is never counted both as loading and as open
+            self.tables[live.id] = live
+            self.loading -= 1
         LOG.info("table %s: %s, seat %s, players %s, seed %d", live.id, req.env.name, req.me,
                  req.players, req.seed)
         return live
