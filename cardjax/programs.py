@@ -170,8 +170,13 @@ def compile_cost(fn, *args, compiler_options: dict | None = None) -> dict:
     process's other programs) and ``hlo_kb``, the size of the optimized program's text (a
     measure of its graph).  ``compiler_options``: those ``fn`` is built with when it is a
     program of its own (:func:`playing_options`)."""
+    from jax.experimental.compilation_cache import compilation_cache
+
     cache = jax.config.jax_enable_compilation_cache
+    # JAX decides once per process whether the cache is used: switched off, it is reset so that
+    # the decision is taken again (else a program compiled here before loads from the cache)
     jax.config.update("jax_enable_compilation_cache", False)
+    compilation_cache.reset_cache()
     try:
         t0 = time.perf_counter()
         compiled = jax.jit(lambda *a: fn(*a), compiler_options=compiler_options).lower(
@@ -179,4 +184,5 @@ def compile_cost(fn, *args, compiler_options: dict | None = None) -> dict:
         seconds = time.perf_counter() - t0
     finally:
         jax.config.update("jax_enable_compilation_cache", cache)
+        compilation_cache.reset_cache()
     return {"seconds": round(seconds, 2), "hlo_kb": round(len(compiled.as_text()) / 1024, 1)}

@@ -79,6 +79,32 @@ def test_compile_cost_measures_a_cold_compile():
     assert jax.config.jax_enable_compilation_cache  # switched back on
 
 
+def test_compile_cost_compiles_what_the_cache_holds(tmp_path):
+    """A program already in the persistent cache is compiled, not loaded (JAX decides once per
+    process whether the cache is used; ``compile_cost`` has it decide again), and the cache
+    serves the processes' programs again after it."""
+    import jax.numpy as jnp
+
+    events = []
+    jax.monitoring.register_event_listener(lambda name, **kw: events.append(name))
+
+    def f(x):
+        return jnp.sum(jnp.stack([jnp.cos(x * i + 0.5) for i in range(30)]))
+
+    x, least = jnp.zeros(3), jax.config.jax_persistent_cache_min_compile_time_secs
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+    try:
+        jax.jit(lambda a: f(a)).lower(x).compile()  # into the cache (a hit if there already)
+        events.clear()
+        programs.compile_cost(f, x)
+        assert "/jax/compilation_cache/cache_hits" not in events
+        events.clear()
+        jax.jit(lambda a: f(a)).lower(x).compile()
+        assert "/jax/compilation_cache/cache_hits" in events
+    finally:
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", least)
+
+
 def test_the_compile_table_command_measures_every_main_program(tmp_path):
     import json
 
