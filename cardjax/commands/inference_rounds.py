@@ -119,7 +119,7 @@ def settings_of(args) -> dict:
 def with_network(word: str, net: str | None) -> str:
     """``word`` with each setting value NET replaced by ``net``, or dropped when ``net`` is None
     (``pimc:worlds=8,inference=NET`` -> ``pimc:worlds=8``)."""
-    name, sep, rest = word.partition(":")
+    name, _, rest = word.partition(":")  # the grammar of agents.parse_spec, kept as typed
     items = []
     for item in filter(None, rest.split(",")):
         key, _, value = item.partition("=")
