@@ -59,6 +59,20 @@ def pytest_configure(config):
         importlib.import_module("rlcard.games.doudizhu")
 
 
+def pytest_sessionfinish(session):
+    """Let the web tables' daemon threads (a move, a warming compile) finish before the worker's
+    interpreter ends: a daemon thread still inside XLA then is ended mid-C++ and aborts the process
+    ("FATAL: exception not rethrown")."""
+    tables = sys.modules.get("cardjax.web.tables")
+    if tables is None:
+        return
+    import threading
+
+    for thread in threading.enumerate():
+        if thread.daemon and (thread in tables.workers() or thread.name == "warm-tables"):
+            thread.join(60)
+
+
 FOLDERS = ("unit", "integration", "docs")
 
 
