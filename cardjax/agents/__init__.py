@@ -150,13 +150,24 @@ def load_setting(env, word: str, kind: str):
 def compiled(player: Agent) -> Agent:
     """``player`` with its ``act`` under ``jax.jit``: called on one state in a Python loop, an
     eager ``act`` dispatches every operation on its own (a second a move, and new compiled code
-    at every call); jitted, it compiles once per state shape.  Under an outer ``jit`` or
-    ``vmap`` (the arena) the inner ``jit`` is inlined, so nothing changes there."""
+    at every call); jitted, it compiles once per state shape, at the level of a program a person
+    waits for (:func:`cardjax.programs.waiting_options`).  Under an outer ``jit`` or ``vmap``
+    (the arena) it is plainly jitted, so it is inlined there (JAX takes compiler options on the
+    outermost ``jit`` alone)."""
     import jax
+
+    from cardjax import programs
 
     if getattr(player.act, "_cardjax_compiled", False):
         return player
-    act = jax.jit(player.act)
+    plain = jax.jit(player.act)
+    alone = jax.jit(player.act, compiler_options=programs.waiting_options())
+
+    def act(params, key, state):
+        inside = any(isinstance(x, jax.core.Tracer)
+                     for x in jax.tree_util.tree_leaves((params, key, state)))
+        return (plain if inside else alone)(params, key, state)
+
     act._cardjax_compiled = True  # loaded twice (a player word inside a player): jitted once
     return player._replace(act=act)
 

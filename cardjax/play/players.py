@@ -11,7 +11,6 @@ import collections
 import threading
 from typing import Callable, NamedTuple
 
-import jax
 
 from cardjax import agents
 from cardjax.core import Agent
@@ -22,7 +21,7 @@ class Player(NamedTuple):
 
     spec: str
     agent: Agent
-    act: Callable  # jax.jit(agent.act)
+    act: Callable  # agents.compiled(agent).act
 
     def __call__(self, key, state) -> int:
         return int(self.act(self.agent.params, key, state))
@@ -43,7 +42,7 @@ def load_player(env, spec: str, extra: dict | None = None) -> Player:
             _PLAYERS.move_to_end(key)
     if found is None:  # loaded outside the lock: a slow load does not hold up other tables
         agent = extra[spec](env) if extra and spec in extra else agents.load(env, spec)
-        found = Player(spec, agent, jax.jit(agent.act))
+        found = Player(spec, agent, agents.compiled(agent).act)
         with _LOCK:
             found = _PLAYERS.setdefault(key, found)
             _PLAYERS.move_to_end(key)

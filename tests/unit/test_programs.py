@@ -130,3 +130,32 @@ def test_programs_that_play_many_games_take_their_own_level():
     cost = programs.compile_cost(lambda x: x + 1, jnp.zeros(4),
                                  compiler_options=programs.playing_options())
     assert cost["seconds"] > 0 and cost["hlo_kb"] > 0
+
+
+def test_a_players_move_compiles_at_the_waiting_level_unless_the_process_sets_one(monkeypatch):
+    """A player's ``act`` on one state is a program of its own at level 1 on CPU, unless
+    XLA_FLAGS set a level for the process (the suite's 0); inside another program (the arena's
+    match, a vmap) it is plainly jitted, and both compute the same moves."""
+    import jax.numpy as jnp
+    import numpy as np
+
+    import cardjax
+    from cardjax import agents
+
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_enable_fast_math=false")
+    assert programs.waiting_options() == {"xla_backend_optimization_level": 1}
+    monkeypatch.setenv("XLA_FLAGS", "--xla_backend_optimization_level=0")
+    assert programs.waiting_options() is None
+    monkeypatch.undo()
+
+    env = cardjax.make("mini_doudizhu")
+    player = agents.get(env, "random")
+    assert agents.compiled(player) is player  # compiled once
+    keys = jax.random.split(jax.random.PRNGKey(0), 4)
+    states = jax.vmap(env.init)(keys)
+    alone = [int(player.act(player.params, k, jax.tree_util.tree_map(lambda x: x[i], states)))
+             for i, k in enumerate(keys)]
+    inside = jax.jit(jax.vmap(player.act, in_axes=(None, 0, 0)))(player.params, keys, states)
+    np.testing.assert_array_equal(np.asarray(inside), alone)
+    assert all(bool(jnp.asarray(env.is_legal(jax.tree_util.tree_map(lambda x: x[i], states), a)))
+               for i, a in enumerate(alone))

@@ -70,7 +70,7 @@ def programs_of(game: str, batch: int, deals: int):
     for name in pretrained.names(game):
         player = agents.get(env, name)
         yield (f"{name}: act on one state", player.act,
-               (player.params, jax.random.PRNGKey(3), one), None)
+               (player.params, jax.random.PRNGKey(3), one), programs.waiting_options())
 
 
 def main(argv=None) -> list[dict]:
