@@ -86,7 +86,11 @@ def test_compile_cost_compiles_what_the_cache_holds(tmp_path):
     import jax.numpy as jnp
 
     events = []
-    jax.monitoring.register_event_listener(lambda name, **kw: events.append(name))
+
+    def listen(name, **kw):
+        events.append(name)
+
+    jax.monitoring.register_event_listener(listen)
 
     def f(x):
         return jnp.sum(jnp.stack([jnp.cos(x * i + 0.5) for i in range(30)]))
@@ -103,6 +107,7 @@ def test_compile_cost_compiles_what_the_cache_holds(tmp_path):
         assert "/jax/compilation_cache/cache_hits" in events
     finally:
         jax.config.update("jax_persistent_cache_min_compile_time_secs", least)
+        jax.monitoring.unregister_event_listener(listen)
 
 
 def test_the_compile_table_command_measures_every_main_program(tmp_path):
