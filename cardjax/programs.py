@@ -105,6 +105,20 @@ def waiting_options() -> dict | None:
     return playing_options()
 
 
+def jit_outermost(fn, compiler_options: dict | None):
+    """``fn`` jitted with ``compiler_options`` where it is called on arrays, a program of its own,
+    and plainly jitted where it is called inside another program (a ``jit``, ``vmap`` or loop
+    traces it), since JAX takes compiler options on the outermost ``jit`` alone."""
+    plain = jax.jit(fn)
+    alone = jax.jit(fn, compiler_options=compiler_options)
+
+    def call(*args):
+        inside = any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves(args))
+        return (plain if inside else alone)(*args)
+
+    return call
+
+
 def jit_playing(fn, **kwargs):
     """``jax.jit(fn, **kwargs)`` for a program that plays many games (:func:`playing_options`).
     JAX refuses compiler options on a nested ``jit``: call it as a program of its own (to

@@ -68,9 +68,9 @@ def pytest_sessionfinish(session):
         return
     import threading
 
-    for thread in threading.enumerate():
-        if thread.daemon and (thread in tables.workers() or thread.name == "warm-tables"):
-            thread.join(60)
+    warming = [t for t in threading.enumerate() if t.name == "warm-tables"]
+    for thread in tables.workers() + warming:
+        thread.join(60)
 
 
 FOLDERS = ("unit", "integration", "docs")

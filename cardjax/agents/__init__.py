@@ -153,21 +153,12 @@ def compiled(player: Agent) -> Agent:
     at every call); jitted, it compiles once per state shape, at the level of a program a person
     waits for (:func:`cardjax.programs.waiting_options`).  Under an outer ``jit`` or ``vmap``
     (the arena) it is plainly jitted, so it is inlined there (JAX takes compiler options on the
-    outermost ``jit`` alone)."""
-    import jax
-
+    outermost ``jit`` alone: :func:`cardjax.programs.jit_outermost`)."""
     from cardjax import programs
 
     if getattr(player.act, "_cardjax_compiled", False):
         return player
-    plain = jax.jit(player.act)
-    alone = jax.jit(player.act, compiler_options=programs.waiting_options())
-
-    def act(params, key, state):
-        inside = any(isinstance(x, jax.core.Tracer)
-                     for x in jax.tree_util.tree_leaves((params, key, state)))
-        return (plain if inside else alone)(params, key, state)
-
+    act = programs.jit_outermost(player.act, programs.waiting_options())
     act._cardjax_compiled = True  # loaded twice (a player word inside a player): jitted once
     return player._replace(act=act)
 

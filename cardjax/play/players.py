@@ -11,7 +11,6 @@ import collections
 import threading
 from typing import Callable, NamedTuple
 
-
 from cardjax import agents
 from cardjax.core import Agent
 
