@@ -47,13 +47,20 @@ def scheme(env) -> Scheme:
 
 def duplicate_states(env, keys) -> Duplicates:
     """The duplicate games of the deals ``env.init(keys)``: states and A's seats, game-major."""
-    states, seats = scheme(env).build(env, jax.vmap(env.init)(keys))
-    return Duplicates(
-        jax.tree_util.tree_map(lambda *x: jnp.concatenate(x), *states),
-        jnp.concatenate(seats), len(states),
-    )
+    if env not in _DEALS_CACHE:
+        # one small program per game: run op by op, the deals compiled dozens of operations
+        # each, in every command that plays a match
+        def build(keys):
+            states, seats = scheme(env).build(env, jax.vmap(env.init)(keys))
+            return (jax.tree_util.tree_map(lambda *x: jnp.concatenate(x), *states),
+                    jnp.concatenate(seats))
+
+        _DEALS_CACHE[env] = jax.jit(build)
+    states, seats = _DEALS_CACHE[env](keys)
+    return Duplicates(states, seats, seats.shape[0] // keys.shape[0])
 
 
+_DEALS_CACHE: dict = programs.keep({})
 _PLAY_CACHE: dict = programs.keep({})
 _COMPILED = programs.keep(set())  # (play, batch) compiled in this process, announced once
 
