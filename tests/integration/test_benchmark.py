@@ -130,6 +130,19 @@ def test_failing_peer_worker_raises():
         peers._run_peer(_broken_worker, {}, 0.1, 1, 0)
 
 
+def _silent_worker(seed):
+    import time
+
+    time.sleep(3600)
+
+
+def test_silent_peer_worker_fails_after_its_grace():
+    """A worker that never says it is ready fails the run after ``grace`` seconds (and is
+    killed), instead of holding the benchmark forever."""
+    with pytest.raises(peers.PeerError, match="_silent_worker worker did not set up within 2 s"):
+        peers._run_peer(_silent_worker, {}, 0.1, 1, 0, grace=2.0)
+
+
 def test_tractor_peer_is_cited_not_measured(capsys):
     ((name, fn),) = peers.PEERS["tractor"]
     res = fn(0.2)

@@ -19,6 +19,7 @@ import http.client
 import json
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -311,6 +312,9 @@ def test_a_hundred_clients_on_the_real_server(tmp_path):
         stdout=subprocess.PIPE, stderr=open(tmp_path / "server.log", "w"), text=True,
         cwd=tmp_path)
     try:
+        # its banner, or the server's log says why not (no wait without end)
+        ready, _, _ = select.select([server.stdout], [], [], 300)
+        assert ready, f"no banner in 300 s: {(tmp_path / 'server.log').read_text()}"
         line = server.stdout.readline()
         port = int(re.search(r"127\.0\.0\.1:(\d+)/", line).group(1))
         times = collections.defaultdict(list)

@@ -210,13 +210,38 @@ print(json.dumps(_run(_spec["seconds"])), flush=True)
 """
 
 
+# seconds a worker may take to set up (import its package), or past its playing time to report,
+# before the run is called failed: a peer that hangs must not hang the benchmark
+PEER_GRACE = 300.0
+
+
+def _lines(stream):
+    """A queue that a daemon thread fills with ``stream``'s lines (then ``None`` at its end), so
+    that a read can give up after a deadline."""
+    import queue
+    import threading
+
+    lines: queue.Queue = queue.Queue()
+
+    def pump():
+        for line in stream:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    return lines
+
+
 def _run_peer(setup: Callable, kwargs: dict, seconds: float, processes: int | None,
-              seed: int) -> dict:
+              seed: int, grace: float = PEER_GRACE) -> dict:
     """Run ``setup(**kwargs, seed=...)`` in ``processes`` worker processes at once and sum their
     rates.  Worker ``i`` gets seed ``seed * 1000 + i``; all start playing together once every
     one is set up.  Decisions are the workers' own counts or, for workers that only count them
-    on further games (``counted_games``), games x the pooled mean decisions per game."""
+    on further games (``counted_games``), games x the pooled mean decisions per game.  A worker
+    silent for ``grace`` seconds past its time fails the run (:class:`PeerError`)."""
     import inspect
+    import queue
+    import time
     import subprocess
     import tempfile
     import textwrap
@@ -235,35 +260,43 @@ def _run_peer(setup: Callable, kwargs: dict, seconds: float, processes: int | No
             proc = subprocess.Popen([sys.executable, "-c", source, json.dumps(spec)],
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
                                     text=True, env=env)
-            procs.append((proc, err))
+            procs.append((proc, err, _lines(proc.stdout)))
 
         def fail(proc, err):
-            proc.wait()
+            proc.wait(timeout=grace)
             err.seek(0)
             lines = err.read().strip().splitlines()
             raise PeerError(f"{setup.__name__} worker exited with status {proc.returncode}"
                             + (f": {lines[-1]}" if lines else ""))
 
-        def last_line(proc, err, done):
+        def last_line(proc, err, lines, done, deadline, what):
             # lines a peer package prints itself are skipped
             while True:
-                line = proc.stdout.readline()
-                if not line:
+                try:
+                    line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+                except queue.Empty:
+                    raise PeerError(f"{setup.__name__} worker did not {what} within "
+                                    f"{grace:g} s") from None
+                if line is None:
                     fail(proc, err)
                 if done(line.strip()):
                     return line.strip()
 
-        for proc, err in procs:
-            last_line(proc, err, lambda line: line == "ready")
-        for proc, _ in procs:  # go
+        deadline = time.monotonic() + grace
+        for proc, err, lines in procs:
+            last_line(proc, err, lines, lambda line: line == "ready", deadline, "set up")
+        for proc, _, _ in procs:  # go
             proc.stdin.write("go\n")
             proc.stdin.flush()
         results = []
-        for proc, err in procs:
-            results.append(json.loads(last_line(proc, err, lambda line: line.startswith("{"))))
-            proc.wait()
+        deadline = time.monotonic() + seconds + grace
+        for proc, err, lines in procs:
+            results.append(json.loads(last_line(proc, err, lines,
+                                                lambda line: line.startswith("{"), deadline,
+                                                "report its counts")))
+            proc.wait(timeout=grace)
     finally:
-        for proc, err in procs:
+        for proc, err, _ in procs:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
