@@ -42,6 +42,14 @@ from cardjax.core import Agent
 # share what each compiled (CARDJAX_COMPILE_CACHE=off compiles everything in every process).
 use_compile_cache()
 
+if os.environ.get("CARDJAX_COMPILE_LOG"):  # where the compile time goes (tests/compile_log.py)
+    import compile_log
+
+    compile_log.install(os.environ["CARDJAX_COMPILE_LOG"])
+
+    def pytest_runtest_logstart(nodeid, location):
+        compile_log.running(nodeid)
+
 
 @pytest.fixture(autouse=True, scope="module")
 def room_for_programs():
@@ -238,8 +246,21 @@ def get_compiled(name_or_env, **options) -> Compiled:
 
 
 def tree_index(tree, i):
-    """Element ``i`` of a pytree stacked on its leading axis."""
+    """Element ``i`` (an int or a tuple of ints; slices too) of a pytree stacked on its leading
+    axis.  Jitted for arrays and integer indices: one small program for the whole tree, where
+    indexing leaf by leaf compiles a few operations for each leaf's shape (numpy trees stay
+    numpy, and writable)."""
+    parts = i if isinstance(i, tuple) else (i,)
+    leaves = jax.tree_util.tree_leaves(tree)
+    if all(isinstance(j, (int, np.integer)) for j in parts) and all(
+            isinstance(x, jax.Array) for x in leaves):
+        return _take(tree, tuple(np.int32(j) for j in parts))
     return jax.tree_util.tree_map(lambda x: x[i], tree)
+
+
+@jax.jit
+def _take(tree, parts):
+    return jax.tree_util.tree_map(lambda x: x[parts], tree)
 
 
 def to_numpy(tree):

@@ -175,14 +175,16 @@ def test_a_run_values_the_leaves_of_a_search(runs, gongzhu):
     from cardjax.nets.dmc import acting
 
     value_fn, params = agents.load_value(gongzhu, runs[0])
-    states = jax.vmap(gongzhu.init)(jax.random.split(jax.random.PRNGKey(4), 3))
-    v = np.asarray(jax.vmap(value_fn, in_axes=(None, 0))(params, states))
+    # jitted, not eager: one compile each instead of one per operation
+    states = jax.jit(jax.vmap(gongzhu.init))(jax.random.split(jax.random.PRNGKey(4), 3))
+    v = np.asarray(jax.jit(jax.vmap(value_fn, in_axes=(None, 0)))(params, states))
     saved, cfg = dmc_agent.load_params(runs[0])
     game = dmc.make_game(cfg, gongzhu)
     net = dmc.make_net(cfg, game)
+    q_values = jax.jit(lambda p, s: acting.q_values(net, game, p, s, cfg.k))
     for i in range(3):
         s = tree_index(states, i)
-        _, valid, q = acting.q_values(net, game, saved, s, cfg.k)
+        _, valid, q = q_values(saved, s)
         mover = gongzhu.teams[int(s.current_player)]
         assert v[i, mover] == pytest.approx(float(np.max(np.asarray(q)[np.asarray(valid)])))
         assert v[i, 1 - mover] == pytest.approx(-v[i, mover])

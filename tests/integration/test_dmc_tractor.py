@@ -27,7 +27,7 @@ from cardjax.checkpoint import Checkpoints
 from cardjax.nets.dmc.adapters import tractor as adapter
 from cardjax.train import dmc
 from cardjax.commands.train import shengji
-from conftest import assert_update_lowers_loss, read_metrics, straight_and_resumed
+from conftest import assert_update_lowers_loss, get_compiled, read_metrics, straight_and_resumed
 
 
 TINY = {"num_envs": 4, "width": 16, "depth": 1, "head_width": 16, "head_depth": 2,
@@ -586,14 +586,17 @@ def test_unit_leads_runs_resume_exactly_and_play_the_plain_env(tmp_path):
     assert all(r["demonstrations"] > 50 for r in a)  # the follows with a choice
     assert all(r["decisions_play"] < 100 * 2 for r in a)  # fewer decisions than cards
     env = cardjax.make("tractor")
-    me = dmc_agent.load(env, straight)
-    final, ok, n = play_hands(env, me, 2)
-    assert bool(ok) and np.all(np.asarray(final.hand_sizes) == 0)
+    me = cardjax.agents.compiled(dmc_agent.load(env, straight))
+    step, s, moves = get_compiled(env).step, env.init(jax.random.PRNGKey(2)), 0
+    while not bool(s.terminated):  # one state at a time, as at the table (the batched path:
+        a = me.act(me.params, None, s)  # test_pretrained plays tractor-pretrained, a units player)
+        assert bool(s.legal_action_mask[a]), f"move {moves}: illegal action {int(a)}"
+        s, moves = step(s, a), moves + 1
+    assert np.all(np.asarray(s.hand_sizes) == 0) and moves > 100
     # a run with a setting in its word builds a player of the same moves (traced, not compiled:
     # test_pretrained_player_takes_its_bonus_as_a_setting plays one)
     ruled = cardjax.agents.load(env, f"{straight}:advice_bonus=1000")
-    one = jax.tree_util.tree_map(lambda x: x[0], final)
-    shape = jax.eval_shape(ruled.act, ruled.params, jax.random.PRNGKey(0), one)
+    shape = jax.eval_shape(ruled.act, ruled.params, jax.random.PRNGKey(0), s)
     assert shape.shape == () and jnp.issubdtype(shape.dtype, jnp.integer)
     with pytest.raises(ValueError, match="unknown options \\['depth'\\]"):
         cardjax.agents.load(env, f"{straight}:depth=3")

@@ -1,0 +1,114 @@
+"""Where the suite's compile time goes: with ``CARDJAX_COMPILE_LOG=DIR`` set, every process of a
+test run (each xdist worker) writes JAX's compile events to ``DIR/<worker>.log``, one line each
+with the test that was running: tracing, lowering, XLA compiling (with its seconds) and the
+persistent cache's hits and misses.  ``python tests/compile_log.py DIR`` sums them: by program
+name, by test file, and the single operations that ran eagerly (each compiles a program of its
+own the first time it meets a shape).
+
+The commands the tests start in subprocesses are not logged.
+"""
+
+from __future__ import annotations
+
+import collections
+import glob
+import logging
+import os
+import re
+import sys
+import time
+
+_running = ["-"]  # the test now running in this process
+
+# JAX's loggers of the events (their messages at DEBUG unless jax_log_compiles is on)
+LOGGERS = ("jax._src.dispatch", "jax._src.compiler", "jax._src.interpreters.pxla")
+EVENT = re.compile(r"Finished (?:XLA compilation of jit\((?P<xla>.*?)\)"
+                   r"|jaxpr to MLIR module conversion jit\((?P<lower>.*?)\)"
+                   r"|tracing (?P<trace>.*?) for jit) in (?P<s>[0-9.]+) sec")
+MISS = re.compile(r"PERSISTENT COMPILATION CACHE MISS for 'jit_(.*?)'")
+
+
+class _Events(logging.Handler):
+    def __init__(self, path: str):
+        super().__init__()
+        self.file = open(path, "a", buffering=1)
+
+    def emit(self, record):
+        msg = record.getMessage()
+        if msg.startswith("Finished") or "COMPILATION CACHE" in msg or "cache hit" in msg:
+            self.file.write(f"{time.time():.2f}\t{_running[0]}\t{msg[:300]}".replace("\n", " ")
+                            + "\n")
+
+
+def install(directory: str) -> None:
+    """Log this process's compile events to ``directory/<xdist worker or main>.log``."""
+    os.makedirs(directory, exist_ok=True)
+    handler = _Events(os.path.join(directory,
+                                   os.environ.get("PYTEST_XDIST_WORKER", "main") + ".log"))
+    for name in LOGGERS:
+        logger = logging.getLogger(name)
+        logger.addHandler(handler)
+        logger.setLevel(logging.DEBUG)
+
+
+def running(nodeid: str) -> None:
+    _running[0] = nodeid
+
+
+def eager_names(compiles: collections.Counter, misses: collections.Counter) -> set:
+    """Names of single operations run eagerly (``broadcast_in_dim``, ``add``): a heuristic,
+    names compiled at least 20 times that (nearly) always missed the persistent cache, which
+    keeps no program that compiles in under a second."""
+    return {n for n, c in compiles.items() if c >= 20 and misses[n] >= 0.9 * c}
+
+
+def report(directory: str, top: int = 25) -> str:
+    by_name, by_file, eager_by_file = (collections.defaultdict(float) for _ in range(3))
+    compiles, misses = collections.Counter(), collections.Counter()
+    totals = collections.defaultdict(float)
+    events = []
+    for path in sorted(glob.glob(os.path.join(directory, "*.log"))):
+        with open(path) as f:
+            for line in f:
+                parts = line.rstrip("\n").split("\t", 2)
+                if len(parts) == 3:
+                    events.append(parts[1:])
+    for test, msg in events:
+        m = EVENT.match(msg)
+        if m:
+            kind = next(k for k in ("xla", "lower", "trace") if m.group(k) is not None)
+            totals[kind] += float(m.group("s"))
+            if kind == "xla":
+                compiles[m.group("xla")] += 1
+        m = MISS.match(msg)
+        if m:
+            misses[m.group(1)] += 1
+    eager = eager_names(compiles, misses)
+    for test, msg in events:
+        m = EVENT.match(msg)
+        if not m:
+            continue
+        name = m.group("xla") or m.group("lower") or m.group("trace")
+        seconds = float(m.group("s"))
+        by_name[name] += seconds
+        by_file[test.split("::")[0]] += seconds
+        if name in eager:
+            eager_by_file[test.split("::")[0]] += seconds
+    lines = [f"compile seconds: {sum(totals.values()):,.0f} (XLA {totals['xla']:,.0f}, "
+             f"lowering {totals['lower']:,.0f}, tracing {totals['trace']:,.0f}); "
+             f"eager operations {sum(by_name[n] for n in eager):,.0f} s in "
+             f"{sum(compiles[n] for n in eager):,} compiles",
+             "", "by program (seconds, XLA compiles, persistent-cache misses):"]
+    for name, s in sorted(by_name.items(), key=lambda kv: -kv[1])[:top]:
+        if name not in eager:
+            lines.append(f"  {s:8.1f} {compiles[name]:5d} {misses[name]:5d}  {name}")
+    lines += ["", "by test file (seconds; of which eager operations):"]
+    for name, s in sorted(by_file.items(), key=lambda kv: -kv[1])[:top]:
+        lines.append(f"  {s:8.1f} {eager_by_file[name]:7.1f}  {name}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+        sys.exit("usage: python tests/compile_log.py DIR (the CARDJAX_COMPILE_LOG of a test run)")
+    print(report(sys.argv[1]))
