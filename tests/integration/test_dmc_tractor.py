@@ -569,8 +569,9 @@ def test_unit_leads_runs_resume_exactly_and_play_the_plain_env(tmp_path):
     and the counterfactual targets (their alternatives in the replay buffer): 2 iterations +
     --resume give the run of 3, which trains alternatives; the prior's leads are named as whole
     units; the trained player plays the plain env (its leads and throws card by card, its
-    follows with the consequence features it was trained with) legally to the end of two hands,
-    and a run with a setting in its player word builds."""
+    follows with the consequence features it was trained with) legally to the end of a hand, one
+    state at a time, and the arena's batched path chooses its moves at states of every phase of
+    that hand; a run with a setting in its player word builds."""
     small = {**TINY, "num_envs": 2, "consequences": "true", "counterfactual": 1.0,
              "leads": "units", "throws": "true", "init_from": "rule", "prior_iterations": 4,
              "prior_share": 1.0,
@@ -588,11 +589,21 @@ def test_unit_leads_runs_resume_exactly_and_play_the_plain_env(tmp_path):
     env = cardjax.make("tractor")
     me = cardjax.agents.compiled(dmc_agent.load(env, straight))
     step, s, moves = get_compiled(env).step, env.init(jax.random.PRNGKey(2)), 0
-    while not bool(s.terminated):  # one state at a time, as at the table (the batched path:
-        a = me.act(me.params, None, s)  # test_pretrained plays tractor-pretrained, a units player)
+    seen, chosen = [], []
+    while not bool(s.terminated):  # one state at a time, as at the table
+        a = me.act(me.params, None, s)
         assert bool(s.legal_action_mask[a]), f"move {moves}: illegal action {int(a)}"
+        if moves % 29 == 0:
+            seen.append(s)
+            chosen.append(int(a))
         s, moves = step(s, a), moves + 1
     assert np.all(np.asarray(s.hand_sizes) == 0) and moves > 100
+    # the arena's batched path (the whole batch scored at once) chooses the same moves
+    batch = jax.tree_util.tree_map(lambda *x: jnp.stack(x), *seen)
+    phases = set(np.asarray(batch.phase).tolist())
+    assert len(seen) >= 8 and {tractor.DECLARE, tractor.PLAY} <= phases
+    together = jax.jit(jax.vmap(me.act, in_axes=(None, None, 0)))(me.params, None, batch)
+    assert np.asarray(together).tolist() == chosen
     # a run with a setting in its word builds a player of the same moves (traced, not compiled:
     # test_pretrained_player_takes_its_bonus_as_a_setting plays one)
     ruled = cardjax.agents.load(env, f"{straight}:advice_bonus=1000")
