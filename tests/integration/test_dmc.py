@@ -121,6 +121,27 @@ def test_compact_keeps_exactly_the_legal_actions():
 
 
 # ------------------------------------------------------------------------- training, end to end
+def test_networks_initialize_one_role_at_a_time():
+    """The per-role networks are initialized one after another: vmapped, the LSTM's orthogonal
+    initializers become batched LAPACK QR calls, and two of those at once on a 2-thread CPU pool
+    wait on each other for ever (jaxlib hands their batches to the same pool).  Every LAPACK call
+    of the init program is unbatched, and each role's parameters are those its key gives alone."""
+    from cardjax.train.dmc.state import feature_spec, init_params
+
+    train = dmc.cached_train(dmc.Config.from_dict({**douzero.TRAIN_DEFAULTS, **TINY}))
+    net, game, key = train.net, train.game, jax.random.PRNGKey(3)
+    init = jax.jit(lambda k: init_params(net, game, k))
+    calls = [line for line in init.lower(key).as_text().splitlines() if "@lapack_" in line]
+    assert calls and all('num_batch_dims = "0"' in line for line in calls)
+    stacked = init(key)
+    F, dtype = feature_spec(game)
+    inputs = (jnp.zeros((1, F), dtype), jnp.zeros((1, 1, game.action_features.shape[1]), bool))
+    one = jax.jit(lambda k: net.init(k, *inputs))
+    for role, k in enumerate(jax.random.split(key, game.num_roles)):
+        for x, y in zip(jax.tree_util.tree_leaves(one(k)), jax.tree_util.tree_leaves(stacked)):
+            np.testing.assert_array_equal(np.asarray(x), np.asarray(y[role]))
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """3 iterations in one go, and 2 iterations + a stop + --resume to 3."""

@@ -63,7 +63,10 @@ def init_params(net, game, key):
     def one(k):
         return net.init(k, jnp.zeros((1, F), dtype), jnp.zeros((1, 1, width), bool))
 
-    return jax.vmap(one)(jax.random.split(key, game.num_roles))
+    # one role after another, not vmapped: under vmap the LSTM's orthogonal initializers become
+    # batched QR factorizations, and two of those running at once on a 2-thread CPU pool wait on
+    # each other for ever (jaxlib's LAPACK kernels hand their batch to the same pool)
+    return jax.lax.map(one, jax.random.split(key, game.num_roles))
 
 
 def init_state(cfg, game, net, tx, key, mesh: Mesh | None = None,
