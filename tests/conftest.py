@@ -51,6 +51,29 @@ if os.environ.get("CARDJAX_COMPILE_LOG"):  # where the compile time goes (tests/
         compile_log.running(nodeid)
 
 
+# A test still running a minute after pytest-timeout's 900 s is stuck where no signal reaches:
+# a thread waiting inside XLA (a deadlock in jaxlib's CPU thread pool did that, 2026-12-01), which
+# SIGALRM cannot interrupt.  faulthandler's own watchdog thread then prints every thread's stack
+# and ends the worker, which fails the run there (--max-worker-restart 0) instead of leaving it
+# waiting for ever.
+HARD_LIMIT = 960
+_STDERR = None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    global _STDERR
+    import faulthandler
+
+    if _STDERR is None:  # the process's real stderr (pytest captures sys.stderr)
+        _STDERR = os.fdopen(os.dup(2), "w")
+    faulthandler.dump_traceback_later(HARD_LIMIT, exit=True, file=_STDERR)
+    try:
+        yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
+
 @pytest.fixture(autouse=True, scope="module")
 def room_for_programs():
     """Before each test file: free the compiled programs once the worker maps more than half
