@@ -12,6 +12,7 @@ Batches are small: the tests check rules, not throughput.
 
 from __future__ import annotations
 
+import faulthandler
 import functools
 import importlib.util
 import json
@@ -63,8 +64,6 @@ _STDERR = None
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     global _STDERR
-    import faulthandler
-
     if _STDERR is None:  # the process's real stderr (pytest captures sys.stderr)
         _STDERR = os.fdopen(os.dup(2), "w")
     faulthandler.dump_traceback_later(HARD_LIMIT, exit=True, file=_STDERR)
