@@ -31,7 +31,7 @@ PARTS = {
         x.trick, x.leader, x.lead_tractors, x.lead_pairs, x.level, x.trump))(s),
     "throw_check_at": lambda s, a: V(lambda x: tricks.throw_check_at(
         moves.pad(x.trick[0]), x._hands, x.current_player, x.level, x.trump))(s),
-    "tractors_at": lambda s, a: V(lambda x: moves.tractors_at(
+    "longest_tractor": lambda s, a: V(lambda x: moves.longest_tractor(
         moves.pad(x.trick[0]), x.level, x.trump))(s),
 }
 

@@ -392,10 +392,10 @@ class Tractor(Env):
         if self.throws:
             stands, actual, tractors = gated(need, tricks.throw_check_at, tricks.no_throw_check,
                                              lead, s._hands, seat, s.level, s.trump)
-        else:  # one unit: at most one tractor (none below two pairs)
+        else:  # one unit: at most one tractor
             stands, actual = jnp.bool_(True), lead
-            tractors = gated(need & (jnp.sum(lead == 2) >= 2), tm.tractors_at, tm.no_tractors,
-                             lead, s.level, s.trump)
+            tractors = jnp.zeros(tm.MAX_TRACTORS, jnp.int32).at[0].set(
+                tm.longest_tractor(lead, s.level, s.trump))
         back = (lead - actual)[:NUM_TYPES]
         actual = actual[:NUM_TYPES]
         suit, n, tractors, pairs = tm.lead_info(tm.pad(actual), eff, slot, tractors)
@@ -440,15 +440,13 @@ class Tractor(Env):
             current_player=win, num_in_trick=jnp.int32(0))
         over = jnp.sum(s.hand_sizes) == 0  # the last trick: every card is played
         return jax.tree_util.tree_map(lambda a, b: jnp.where(over, a, b),
-                                      self._end_hand(s, ~defender_won, need & over), s)
+                                      self._end_hand(s, ~defender_won), s)
 
-    def _end_hand(self, s: State, attackers_last: Array, need=True) -> State:
+    def _end_hand(self, s: State, attackers_last: Array) -> State:
         kitty = jnp.sum(s._kitty.astype(jnp.int32) * jnp.asarray(tm.POINTS)[:NUM_TYPES])
-        # the largest unit of the last trick's winning play (a ruff's, not the lead's; no
-        # tractor below two pairs)
+        # the largest unit of the last trick's winning play (a ruff's, not the lead's)
         won = tm.pad(s.last_trick[s.last_winner])
-        longest = gated(need & (jnp.sum(won == 2) >= 2), tm.tractors_at, tm.no_tractors, won,
-                        s.level, s.trump, share=8)[0]
+        longest = tm.longest_tractor(won, s.level, s.trump)
         unit = jnp.where(longest >= 2, 2 * longest, jnp.where(jnp.any(won == 2), 2, 1))
         if self.kitty_multiplier == "times":
             mult = 2 * unit

@@ -404,16 +404,12 @@ def unit_prefix_mask(hand, part, eff, slot):
     return cards, done
 
 
-# ---------------------------------------------------------------------------- the env's gated calls
-# The env's expensive calls per game, as functions of their inputs with the context looked up
-# from the level and trump (cardjax.gate.gated takes every traced value as an argument), each
-# with the placeholder computed for the games it does not apply to (the throw check's and
-# the trick winner's: :mod:`~cardjax.games.tractor.tricks`).
-def tractors_at(c, level, trump):
-    """The tractor lengths of a one-suit play ``c`` (int[55]), longest first."""
+# ---------------------------------------------------------------------------- a unit's tractor
+def longest_tractor(c, level, trump):
+    """int: the length of the longest tractor in a one-suit play ``c`` (int[55]), 0 below two
+    pairs -- the first of :func:`units`' lengths (its greedy split takes the longest run of
+    pairs first), without the split: enough for a play of one unit, or for the largest unit of
+    a play."""
     eff, _, slot = context(level, trump)
-    return units(c, suit_of_play(c, eff)[0], eff, slot)[0]
-
-
-def no_tractors(c, level, trump):  # also the exact answer below two pairs
-    return jnp.zeros(MAX_TRACTORS, jnp.int32)
+    longest = jnp.max(pair_runs(slot[suit_of_play(c, eff)[0]], c == 2))
+    return jnp.where(longest >= 2, longest, 0)
