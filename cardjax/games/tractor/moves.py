@@ -268,15 +268,19 @@ def _best_fit(bins, items):
     each row of ``bins`` (int[..., m]).  Exact for up to three items (checked against exhaustive
     search over all item and bin sizes a 25-card lead allows); with four or more it can miss a
     packing."""
-    items = items.astype(bins.dtype)
-    ok = jnp.ones(bins.shape[:-1], bool)
     slots = jnp.arange(bins.shape[-1])
-    for i in range(items.shape[0]):
-        k = items[i]
+
+    def put(carry, k):
+        bins, ok = carry
         slack = bins - k
         j = jnp.argmin(jnp.where(slack >= 0, slack, 99), axis=-1)
         ok = ok & ((k == 0) | jnp.any(slack >= 0, axis=-1))
-        bins = bins - jnp.where(slots == j[..., None], k, 0)  # a select, not a scatter
+        return (bins - jnp.where(slots == j[..., None], k, 0), ok), None  # a select, not a scatter
+
+    # a loop, not unrolled (it runs only where a lead has several tractors: compile time, not
+    # run time, is what copies of the body would cost)
+    (_, ok), _ = jax.lax.scan(put, (bins, jnp.ones(bins.shape[:-1], bool)),
+                              items.astype(bins.dtype))
     return ok
 
 
