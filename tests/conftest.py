@@ -22,12 +22,29 @@ import subprocess
 import sys
 
 # Tests check values, not speed, and most of the suite's time is XLA compiling: at LLVM's
-# optimization level 0 programs compile in about half the default level's time (and run about 3x
+# optimization level 0 programs compile in about half the default level's time (and run 3-12x
 # slower), which took a quarter off the cold suite (benchmarks/LOG.md, 2026-11-28).  The programs
 # that play many games keep their own level (cardjax.programs.jit_playing).  Set before JAX
 # starts its backend; the processes the tests start inherit it.
 XLA_TEST_FLAGS = "--xla_backend_optimization_level=0"
-os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {XLA_TEST_FLAGS}".strip()
+# XLA's older CPU kernel emitters (not its MLIR fusion emitters) compile the suite's programs in
+# 20-50% less time and took a third off the worker time of the files measured (benchmarks/LOG.md,
+# 2026-12-02).  A jaxlib that no longer knows the flag aborts on it, so the first process tries
+# it in a child once; the workers it starts inherit the answer.
+OLD_EMITTERS = "--xla_cpu_use_fusion_emitters=false"
+
+
+def _xla_knows(flag: str) -> bool:
+    env = dict(os.environ, XLA_FLAGS=flag, JAX_PLATFORMS="cpu")
+    probe = [sys.executable, "-c", "import jax; jax.devices()"]
+    return subprocess.run(probe, env=env, capture_output=True, timeout=120).returncode == 0
+
+
+if "CARDJAX_TEST_XLA_FLAGS" not in os.environ:
+    os.environ["CARDJAX_TEST_XLA_FLAGS"] = " ".join(
+        [XLA_TEST_FLAGS] + ([OLD_EMITTERS] if _xla_knows(OLD_EMITTERS) else []))
+    os.environ["XLA_FLAGS"] = (f"{os.environ.get('XLA_FLAGS', '')} "
+                               f"{os.environ['CARDJAX_TEST_XLA_FLAGS']}").strip()
 
 import jax  # noqa: E402
 import jax.numpy as jnp
