@@ -81,16 +81,19 @@ def known_rewards(game: Game, states, idx, valid, scale: float):
     return jnp.where(known, jnp.take_along_axis(reward, idx, axis=1) * scale, 0.0)
 
 
-def advised_slots(game: Game, states, idx, valid):
+def advised_slots(game: Game, states, idx, valid, rows=None):
     """bool[B, K]: the candidate of ``idx`` that the game's advice (``Game.advice``) names in
-    each of a BATCH of states (none where it names nothing)."""
+    each of a BATCH of states (none where it names nothing); read from the candidates' feature
+    ``rows`` (:func:`feature_rows`) where given and they say it (``Game.advised_from``)."""
+    if rows is not None and game.advised_from is not None:
+        return (rows >= game.advised_from) & valid
     return jnp.take_along_axis(jax.vmap(game.advice)(states), idx, axis=1) & valid
 
 
-def advised(game: Game, states, idx, valid, bonus: float):
+def advised(game: Game, states, idx, valid, bonus: float, rows=None):
     """float32[B, K]: ``bonus`` at the candidate of ``idx`` that the game's advice names in each
     of a BATCH of states, 0 elsewhere (``advice_bonus``)."""
-    return jnp.where(advised_slots(game, states, idx, valid), bonus, 0.0)
+    return jnp.where(advised_slots(game, states, idx, valid, rows), bonus, 0.0)
 
 
 def boltzmann(key, q, valid, temperature: float):
@@ -100,15 +103,16 @@ def boltzmann(key, q, valid, temperature: float):
     return jax.random.categorical(key, logits, axis=1).astype(jnp.int32)
 
 
-def choice_bonus(game: Game, states, idx, valid, exact_scale: float, advice_bonus: float):
+def choice_bonus(game: Game, states, idx, valid, exact_scale: float, advice_bonus: float,
+                 rows=None):
     """What the players add to the network's Q of the candidates ``idx`` of a BATCH of states
     when choosing: the known step rewards times ``exact_scale`` and the advice bonus (either
-    0: off).  float32[B, K]."""
+    0: off; ``rows``: the candidates' feature rows, where known).  float32[B, K]."""
     bonus = jnp.zeros(idx.shape, jnp.float32)
     if exact_scale:
         bonus = bonus + known_rewards(game, states, idx, valid, exact_scale)
     if advice_bonus:
-        bonus = bonus + advised(game, states, idx, valid, advice_bonus)
+        bonus = bonus + advised(game, states, idx, valid, advice_bonus, rows)
     return bonus
 
 
@@ -121,11 +125,12 @@ def q_values(net: QNet, game: Game, params, state, k: int, exact_scale: float = 
     words = legal_words.prefix(game.env.legal_words(state), game.num_actions)
     idx, valid, _ = compact_words(words, game.num_actions, k)
     batch = jax.tree_util.tree_map(lambda x: x[None], state)
-    afeat = jnp.asarray(game.action_features)[feature_rows(game, batch, idx[None])[0]]
+    rows = feature_rows(game, batch, idx[None])
+    afeat = jnp.asarray(game.action_features)[rows[0]]
     obs = observe(game, batch)[0]
     q_all = jax.vmap(net.apply, in_axes=(0, None, None))(params, obs, afeat)  # [R, k]
     q = q_all[game.role(state)] + choice_bonus(game, batch, idx[None], valid[None], exact_scale,
-                                               advice_bonus)[0]
+                                               advice_bonus, rows)[0]
     return idx, valid, jnp.where(valid, q, -jnp.inf)
 
 
@@ -237,8 +242,9 @@ def greedy_actions(net: QNet, game: Game, params, states, k: int, k_fast: int = 
     idx, valid, _ = jax.vmap(compact_words, in_axes=(0, None, None))(words, game.num_actions, k)
     obs = observe(game, states)
     roles = jax.vmap(game.role)(states)
-    q, _ = score_by_role(net, table, params, obs, feature_rows(game, states, idx), count, roles,
-                         game.num_roles, pool_sizes(k, k_fast))
-    q = q + choice_bonus(game, states, idx, valid, exact_scale, advice_bonus)
+    rows = feature_rows(game, states, idx)
+    q, _ = score_by_role(net, table, params, obs, rows, count, roles, game.num_roles,
+                         pool_sizes(k, k_fast))
+    q = q + choice_bonus(game, states, idx, valid, exact_scale, advice_bonus, rows)
     best = jnp.argmax(jnp.where(valid, q, -jnp.inf), axis=1)
     return jnp.take_along_axis(idx, best[:, None], axis=1)[:, 0]

@@ -44,7 +44,9 @@ class Game(NamedTuple):
     being built was chosen), ``env_action(state, action)`` (the env action that goes on building
     it) and ``lift(act)`` (a player of the env as a player of the view); ``advice(state) ->
     bool[num_actions]``: the move a reference player would make (``Config.advice_bonus`` adds
-    to its Q when choosing); ``counterfactual(state) -> (reward float32[num_actions], exact
+    to its Q when choosing); ``advised_from``: where the rows of ``action_rows`` say it too, the
+    first row of the advised moves' copy of ``action_features`` (so that the reference player,
+    already asked for the rows, need not be asked again); ``counterfactual(state) -> (reward float32[num_actions], exact
     bool[num_actions])``: each action's step reward where it is known before acting from what
     the seat sees (the counterfactual targets; the exact rewards extension adds it when choosing);
     ``rollout(state) -> (reward, valid)`` of the same shapes: estimates of further actions'
@@ -71,6 +73,7 @@ class Game(NamedTuple):
     trainable: bool = True  # False: a game built to play in an env its config was not trained for
     view: bool = False
     advice: Callable | None = None
+    advised_from: int | None = None
     rollout: Callable | None = None
 
     @property

@@ -485,6 +485,7 @@ def make_game(cfg, env=None) -> Game:
                 else None,
                 counterfactual=counterfactual, view=units,
                 advice=advice if opts.advice else None,
+                advised_from=unadvised_rows if opts.advice else None,
                 rollout=rollout if opts.rollouts else None)
 
 

@@ -28,7 +28,7 @@ class Options:
 
 def build(opts: Options, cfg, game, resources) -> Hooks:
     def choose(run, s, q):
-        advice = advised_slots(game, s["states"], s["idx"], s["valid"])
+        advice = advised_slots(game, s["states"], s["idx"], s["valid"], s["f_idx"])
         return q + jnp.where(advice, opts.advice_bonus, 0.0)
 
     return Hooks(choose=choose)

@@ -49,7 +49,7 @@ def build(opts: Options, cfg, game, resources) -> Hooks:
         legal candidates drawn at random, and which slots hold one (none where nothing is
         advised or nothing else is legal)."""
         valid = s["valid"]
-        advice = advised_slots(game, s["states"], s["idx"], valid)
+        advice = advised_slots(game, s["states"], s["idx"], valid, s["f_idx"])
         key = jax.random.fold_in(s["k_eps"], 2)  # the games' other draws stay those without it
         u = jax.random.uniform(key, valid.shape)
         priority = jnp.where(valid, u, -1.0) + 2.0 * advice
