@@ -46,9 +46,10 @@ class Game(NamedTuple):
     bool[num_actions]``: the move a reference player would make (``Config.advice_bonus`` adds
     to its Q when choosing); ``advised_from``: where the rows of ``action_rows`` say it too, the
     first row of the advised moves' copy of ``action_features`` (so that the reference player,
-    already asked for the rows, need not be asked again); ``counterfactual(state) -> (reward float32[num_actions], exact
-    bool[num_actions])``: each action's step reward where it is known before acting from what
-    the seat sees (the counterfactual targets; the exact rewards extension adds it when choosing);
+    already asked for the rows, need not be asked again); ``counterfactual(state) -> (reward
+    float32[num_actions], exact bool[num_actions])``: each action's step reward where it is
+    known before acting from what the seat sees (the counterfactual targets; the exact rewards
+    extension adds it when choosing);
     ``rollout(state) -> (reward, valid)`` of the same shapes: estimates of further actions'
     rewards, for the counterfactual targets only (they may read hidden cards: never used to
     choose), where ``counterfactual`` knows none.
