@@ -81,10 +81,11 @@ def guard(share: float = 0.5) -> bool:
     return True
 
 
-# LLVM's optimization level for the CPU programs that play many games (the arena's matches,
-# corpus recording): level 1 compiles them in about three quarters of the default level's (2)
-# time and runs them within about 5% of its speed (benchmarks/LOG.md, 2026-11-28).  Given per
-# program, it also holds in a process that lowers the level for everything else (the tests).
+# LLVM's optimization level for the CPU programs that play or score many games (the arena's
+# matches, corpus recording, scoring a corpus's positions): level 1 compiles them in about three
+# quarters of the default level's (2) time and runs them within about 5% of its speed
+# (benchmarks/LOG.md, 2026-11-28).  Given per program, it also holds in a process that lowers
+# the level for everything else (the tests).
 PLAYING_LEVEL = 1
 
 

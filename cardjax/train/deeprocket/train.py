@@ -19,6 +19,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from cardjax import programs
 from cardjax.corpus import replay
 from cardjax.dict_config import DictConfig
 from cardjax.nets.deeprocket.play import (
@@ -148,7 +149,7 @@ def make_trainer(cfg: Config, env) -> Trainer:
     def positions(states, actions):
         return game_positions(nets, states, actions)
 
-    @jax.jit
+    @programs.jit_playing
     def score(params, st, act):
         """Every decision of a chunk (flat states, their actions): the policy's and the kicker
         network's cross-entropy and top-1 hit (kickers teacher-forced), and whether the whole

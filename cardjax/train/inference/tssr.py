@@ -16,6 +16,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from cardjax import programs
 from cardjax.inference import worlds
 from cardjax.nets.card_locations.network import log_probs
 from cardjax.train.inference import train
@@ -40,7 +41,7 @@ def make_tssr(trainer: train.Trainer):
         base = train.uniform_log_probs(pos)
         return log_tssr(logq), log_tssr(base), size
 
-    @jax.jit
+    @programs.jit_playing
     def tssr(params, states, actions):
         pos = train.positions(env, trainer.adapter, states, actions)
         logq = log_probs(trainer.net.apply(params, pos.features), pos.allowed, pos.capacity)
