@@ -118,19 +118,21 @@ def test_lease_script_runs_train_ladder_and_arena_per_player(tmp_path):
     ladder against the shipped player on the lease's seed, then the arena against its baseline;
     the exported player and the evaluations come back under OUT/<player>/, the summary says what
     each did, and the ladder's refusal (a handful of deals) does not stop the script."""
-    calls, summary, out = _lease(tmp_path, "doudizhu-pretrained tractor-pretrained",
+    calls, summary, out = _lease(tmp_path, "tractor-pretrained doudizhu-pretrained",
                                  LEASE_PACK="0")
-    assert [c[:2] for c in calls] == [["train", "douzero"], ["ladder", "--game"],
-                                      ["arena", "--game"], ["train", "shengji"],
+    assert [c[:2] for c in calls] == [["train", "shengji"], ["ladder", "--game"],
+                                      ["arena", "--game"], ["train", "douzero"],
                                       ["ladder", "--game"], ["arena", "--game"]]
-    flags = dict(zip(calls[0][2::2], calls[0][3::2]))
-    assert flags["--from"] == "doudizhu-pretrained" and flags["--minutes"] == "0.133"
-    assert calls[3][calls[3].index("--minutes") + 1] == "0.067"  # shares 2 : 1
+    assert calls[0][calls[0].index("--minutes") + 1] == "0.133"  # shares 2 : 1
+    # each slot: its share of the 12 s of minutes and its 210 s of slack (tiny), 432 s in all
+    assert "slot ends at +218 s" in summary and "slot ends at +432 s" in summary
+    flags = dict(zip(calls[3][2::2], calls[3][3::2]))
+    assert flags["--from"] == "doudizhu-pretrained" and flags["--minutes"] == "0.067"
     dest = out / "doudizhu-pretrained"
-    ladder_flags = dict(zip(calls[1][1::2], calls[1][2::2]))
+    ladder_flags = dict(zip(calls[4][1::2], calls[4][2::2]))
     assert ladder_flags["--candidate"] == str(dest / "player")
     assert ladder_flags["--shipped"] == "doudizhu-pretrained" and ladder_flags["--seed"] == "777"
-    assert calls[2][calls[2].index("--b") + 1] == "rule"
+    assert calls[5][calls[5].index("--b") + 1] == "rule"
     for name in ("doudizhu-pretrained", "tractor-pretrained"):
         for f in ("eval.json", "metrics.jsonl", "ladder.txt", "ladder.json", "arena_rule.json",
                   "train.log"):
