@@ -70,7 +70,7 @@ spec() {
 
 WSUM=0; SLACK=0
 for p in $PLAYERS; do spec "$p" && WSUM=$((WSUM + WEIGHT)) && SLACK=$((SLACK + SLACK_P)); done
-((WSUM > 0)) || { echo "no known player in LEASE_PLAYERS=$PLAYERS"; exit 1; }
+((WSUM > 0)) || { echo "lease.sh: no known player in LEASE_PLAYERS=$PLAYERS" >&2; exit 1; }
 TOTAL=${LEASE_SECONDS:-$($PY -c "print(int(float('$MINUTES') * 60 + $SLACK))")}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
