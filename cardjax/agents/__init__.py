@@ -89,6 +89,10 @@ def load(env, spec: str, **options) -> Agent:
             art = artifact.from_run(spec, iteration)
         return from_artifact(env, art, **options)
     name, settings = parse_spec(spec)
+    from cardjax.agents import pretrained
+
+    if name in pretrained.names(env.name):  # a shipped player takes the options a directory does
+        settings = {**options, **settings}
     return get(env, name, **settings)
 
 

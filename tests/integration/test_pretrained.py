@@ -36,6 +36,23 @@ def test_a_shipped_player_plays_a_legal_game(game, env_options, play):
     assert moves > 10 and np.isfinite(np.asarray(state.rewards)).all()
 
 
+def test_the_arenas_play_options_reach_a_shipped_player_named_on_the_command_line(monkeypatch):
+    """``cardjax arena --a scrofazero-pretrained --worlds 27`` plays with 27 worlds, as a player
+    directory does; the word's own settings win, and a DMC player ignores them."""
+    from cardjax.agents import scrofazero
+
+    seen = {}
+    monkeypatch.setattr(scrofazero, "agent_from_params",
+                        lambda env, params, network, **kw: seen.update(kw) or "player")
+    monkeypatch.setattr(agents, "compiled", lambda player: player)
+    env = cardjax.make("gongzhu")
+    arena_options = dict(worlds=27, sampling="uniform", iec=False, b=30)
+    agents.load(env, "scrofazero-pretrained:b=40", **arena_options)
+    assert {k: seen[k] for k in arena_options} == dict(arena_options, b=40)
+    dmc = agents.load(cardjax.make("doudizhu"), "doudizhu-pretrained", **arena_options)
+    assert dmc.name == "doudizhu-pretrained"
+
+
 def test_the_shipped_files_are_small():
     total = sum(os.path.getsize(os.path.join(pretrained.path(n), f))
                 for g in cardjax.GAMES for n in pretrained.names(g)
