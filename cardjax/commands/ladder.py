@@ -18,8 +18,9 @@ training and tuning.  A refusal exits with status 2 and one line saying why (the
 2-s.e. bar).  With ``--ship`` and a pass, the candidate is exported over the shipped player
 (:func:`cardjax.agents.pretrained.export`, its lineage kept; a Dou Dizhu player keeps the
 shipped bid settings unless it has its own) and a row is appended to the "## Ladder" table of
-``docs/pretrained.md``.  ``--baselines rule random`` also plays the candidate against those
-baselines (reported, and written in the row; they do not decide).
+``docs/pretrained.md``.  ``--baselines rule random`` also plays a candidate that passes against
+those baselines (reported, and written in the row; they do not decide); a refused one is not
+played further.
 """
 
 from __future__ import annotations
@@ -121,8 +122,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--min-deals", type=positive_int, default=MIN_DEALS,
                         help=f"fewest deals a pass needs [{MIN_DEALS}]")
     parser.add_argument("--baselines", nargs="*", default=[], metavar="NAME",
-                        help="also play the candidate against these baselines (reported, "
-                        "and written in the ladder row; they do not decide)")
+                        help="on a pass, also play the candidate against these baselines "
+                        "(reported, and written in the ladder row; they do not decide)")
     parser.add_argument("--ship", action="store_true",
                         help="on a pass, export the candidate over the shipped player and "
                         "append a row to the ladder in docs/pretrained.md")
@@ -220,11 +221,13 @@ def main(argv=None) -> dict:
     head = match(shipped)
     print(f"{args.game}: {args.candidate} vs {args.shipped}: {head['mean']:+.4f} +- "
           f"{head['stderr']:.4f} per deal over {head['deals']} deals (seed {args.seed})")
+    ok, reason = decide(head["mean"], head["stderr"], head["deals"], args.min_deals)
     against = {}
-    for name in args.baselines:
+    for name in args.baselines if ok else ():  # a refused player's row is never written
         against[name] = match(agent(name))
         print(f"  vs {name}: {against[name]['mean']:+.4f} +- {against[name]['stderr']:.4f}")
-    ok, reason = decide(head["mean"], head["stderr"], head["deals"], args.min_deals)
+    if args.baselines and not ok:
+        print(f"  the baselines ({', '.join(args.baselines)}) not played: refused")
     result = {"game": args.game, "candidate": args.candidate, "shipped": args.shipped,
               "head_to_head": head, "baselines": against, "ok": ok, "reason": reason,
               "seed_note": seed_note, "min_deals": args.min_deals, "shipped_now": False}

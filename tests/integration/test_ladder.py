@@ -65,20 +65,21 @@ def test_seed_refusal_is_one_line_and_nonzero():
 
 def test_ladder_refuses_a_player_that_does_not_beat_the_shipped_one(tmp_path):
     """The shipped player against itself: level (0 +- 0), so refused with the figure and the bar;
-    ``--ship`` ships nothing and the page is untouched."""
+    ``--ship`` ships nothing, ``--baselines`` are not played and the page is untouched."""
     doc = tmp_path / "pretrained.md"
     doc.write_text("# Pretrained players\n")
     with pytest.raises(SystemExit) as e:
         ladder.main(["--game", "doudizhu", "--candidate", SHIPPED_DDZ,
                      "--shipped", "doudizhu-pretrained", "--deals", "4", "--seed", "7",
                      "--min-deals", "4", "--no-progress", "--ship", "--doc", str(doc),
-                     "--save", str(tmp_path / "l.json")])
+                     "--save", str(tmp_path / "l.json"), "--baselines", "rule"])
     message = str(e.value.code)
     assert message.startswith("error: ladder refused") and "\n" not in message
     assert "2 s.e." in message and "over 4 deals" in message
     saved = json.loads((tmp_path / "l.json").read_text())
     assert saved["ok"] is False and not saved["shipped_now"]
     assert saved["head_to_head"]["deals"] == 4
+    assert saved["baselines"] == {}  # a refused player is not played further
     assert doc.read_text() == "# Pretrained players\n"
 
 
