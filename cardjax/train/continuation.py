@@ -57,19 +57,25 @@ def resolve(word: str) -> tuple[str, str]:
                      f"({', '.join(artifact.shipped_names())})")
 
 
-def load(word: str, kind: str, game: str) -> tuple[artifact.Artifact, str]:
+def load(word: str, kind: str | None = None,
+         game: str | None = None) -> tuple[artifact.Artifact, str]:
     """``(artifact, label)`` of the player ``word``, which must be a ``kind`` network of
-    ``game``; ``SystemExit`` with one line otherwise."""
+    ``game`` (:func:`check`; None: checked later); ``SystemExit`` with one line otherwise."""
     try:
         label, directory = resolve(word)
         art = artifact.load(directory)
     except ValueError as e:
         raise SystemExit(f"error: {' '.join(str(e).split())}") from None
-    if art.kind != kind:
-        raise SystemExit(f"error: --from {word}: a {art.kind} network, not a {kind} one")
-    if (art.game or game) != game:
-        raise SystemExit(f"error: --from {word}: a player of {art.game}, not {game}")
+    check(art, word, kind, game)
     return art, label
+
+
+def check(art: artifact.Artifact, word: str, kind: str | None, game: str | None) -> None:
+    """``SystemExit`` (one line) unless ``art`` is a ``kind`` network of ``game`` (None: any)."""
+    if kind is not None and art.kind != kind:
+        raise SystemExit(f"error: --from {word}: a {art.kind} network, not a {kind} one")
+    if game is not None and (art.game or game) != game:
+        raise SystemExit(f"error: --from {word}: a player of {art.game}, not {game}")
 
 
 def start(args, state, ckpt, is_main: bool, parent, label: str | None):

@@ -1,6 +1,7 @@
 """The command line of a trainer that learns from a corpus (``cardjax train inference``,
 ``cardjax train deeprocket``, ``cardjax train bid_value``): its flags, a run's config from them
-(a new run names its corpus; ``--resume`` keeps the saved one), one compiled trainer per network
+(a new run names its corpus; ``--resume`` keeps the saved one; ``--from`` starts from a trained
+network of the same trainer, :mod:`cardjax.train.continuation`), one compiled trainer per network
 and env, the training loop with its checkpoints and evaluations, and the best network's files
 (``best.msgpack``, and the artifact ``player/`` that loads without the trainer)."""
 
@@ -17,7 +18,7 @@ from flax import struct
 from cardjax import artifact
 from cardjax import corpus as corpora
 from cardjax.cli import non_negative_int
-from cardjax.train import run_config, runner
+from cardjax.train import continuation, run_config, runner
 
 
 @struct.dataclass
@@ -38,7 +39,9 @@ def parse_args(doc: str, argv, *, out: str, iterations: int, checkpoint_every: i
     p = argparse.ArgumentParser(description=doc.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog=doc.split("\n\n", 2)[2])
-    runner.add_run_flags(p, out=out, iterations=iterations, checkpoint_every=checkpoint_every)
+    run = runner.add_run_flags(p, out=out, iterations=iterations,
+                               checkpoint_every=checkpoint_every)
+    continuation.add_flag(run)
     train = p.add_argument_group("training (saved with the run; defaults in brackets)")
     train.add_argument("--corpus", default=None, help="the corpus directory (a new run)")
     for name, (kind, text) in train_flags.items():
@@ -183,8 +186,17 @@ def train(args, *, resolve: Callable, cached_trainer: Callable, data: Callable,
     if args.multihost:
         raise SystemExit(f"error: --multihost: the {name} trainer runs in one process (on its "
                          "default device)")
+    continuation.refuse_resume(args)
     runner.check_writable(args.out, create=not args.resume)
+    parent = label = None
+    if args.from_:  # its training flags are the defaults, its network's shape among them
+        parent, label = continuation.load(args.from_)
+        for flag, value in (parent.meta.get("network") or {}).items():
+            if flag != "corpus" and getattr(args, flag, "not a flag") is None:
+                setattr(args, flag, value)
     cfg, latest = resolve(args)
+    if parent is not None:
+        continuation.check(parent, args.from_, cfg.algorithm, cfg.game)
     try:
         c, env = corpora.open_with_env(cfg.corpus)
     except corpora.CorpusError as e:
@@ -193,6 +205,7 @@ def train(args, *, resolve: Callable, cached_trainer: Callable, data: Callable,
         check_env(env)
     trainer = cached_trainer(cfg, env)
     state, ckpt = runner.initial_state(args.out, latest, trainer.init, args.seed)
+    state = continuation.start(args, state, ckpt, True, parent, label)
     runner.announce(f"{name} for {cfg.game}", details(cfg, trainer), state.params, args.out)
     ev = run_config.resolve_eval_settings(args.out, args.resume, args, eval_defaults)
     batches = Batches(c, cfg.batch_games, args.seed)
@@ -217,8 +230,8 @@ def train(args, *, resolve: Callable, cached_trainer: Callable, data: Callable,
     def export(state, iteration):
         if found["best"]:
             meta = artifact.describe(cfg.algorithm, cfg.game, network=cfg.to_dict(),
-                                     env=env.options, lineage=artifact.lineage(iteration=iteration),
-                                     name=cfg.algorithm)
+                                     env=env.options, name=cfg.algorithm,
+                                     lineage=continuation.lineage(args.out, iteration, units))
             artifact.write(os.path.join(args.out, "player"), meta, state.params)
 
     eval_every = ev["eval_every"] if ev["eval_every"] > 0 else args.iterations

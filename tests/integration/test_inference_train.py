@@ -337,3 +337,50 @@ def test_rounds_play_the_players_that_meet_and_score_each_network_on_the_next(tm
                        "one player or 4")):
         with pytest.raises(SystemExit, match=says):
             inference_rounds.main(bad)
+
+
+def test_a_run_continues_from_a_network(script, if_corpus, tmp_path, monkeypatch):
+    """``--from``: a new run starts from an exported network's parameters with a fresh optimizer,
+    its training flags the defaults; a network of another shape, trainer or game, and ``--from``
+    with ``--resume``, are one-line errors; the next export names the parent in its lineage."""
+    from cardjax import artifact
+
+    parent = str(tmp_path / "parent")
+    script.main(["--corpus", if_corpus, "--out", parent, "--iterations", "2", "--eval_every",
+                 "2", "--eval_games", "8"] + SMALL)
+    word = os.path.join(parent, "player")
+    player = artifact.read(word)
+    seen = {}
+
+    def fake_run(**kw):  # the state the first iteration would start from; nothing trains
+        seen.update(kw)
+        return kw["state"]
+
+    with monkeypatch.context() as m:
+        m.setattr(runner, "run", fake_run)
+        script.main(["--corpus", if_corpus, "--out", str(tmp_path / "c"), "--from", word,
+                     "--no-progress"])
+    assert {k: seen["config"][k] for k in ("width", "depth", "batch_games")} == {
+        "width": 64, "depth": 1, "batch_games": 8}  # the player's, not the command's defaults
+    state = seen["state"]
+    assert int(state.iteration) == 0
+    for x, y in zip(jax.tree_util.tree_leaves(state.params),
+                    jax.tree_util.tree_leaves(player.params)):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    assert not any(np.any(np.asarray(x)) for x in jax.tree_util.tree_leaves(state.opt_state)
+                   if np.asarray(x).ndim)
+    for argv, message in ((["--width", "32"], "--from .*shape"),
+                          (["--resume"], "drop one of them")):
+        with pytest.raises(SystemExit, match=message) as e:
+            script.main(["--corpus", if_corpus, "--out", str(tmp_path / "bad"), "--from", word,
+                         "--no-progress"] + argv)
+        assert "\n" not in str(e.value.code)
+    with pytest.raises(SystemExit, match="a dmc network, not a inference one"):
+        script.main(["--corpus", if_corpus, "--out", str(tmp_path / "bad2"), "--from",
+                     "doudizhu-pretrained", "--no-progress"])
+    out = str(tmp_path / "child")
+    script.main(["--corpus", if_corpus, "--out", out, "--from", word, "--iterations", "2",
+                 "--eval_every", "2", "--eval_games", "8", "--no-progress"])
+    lineage = artifact.read(os.path.join(out, "player")).meta["lineage"]
+    assert lineage["parent"] == os.path.abspath(word) and lineage["iteration"] == 2
+    assert lineage["parent_params_sha256"] == player.meta["params_sha256"]
