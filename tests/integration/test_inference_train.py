@@ -341,8 +341,8 @@ def test_rounds_play_the_players_that_meet_and_score_each_network_on_the_next(tm
 
 def test_a_run_continues_from_a_network(script, if_corpus, tmp_path, monkeypatch):
     """``--from``: a new run starts from an exported network's parameters with a fresh optimizer,
-    its training flags the defaults; a network of another shape, trainer or game, and ``--from``
-    with ``--resume``, are one-line errors; the next export names the parent in its lineage."""
+    its training flags the defaults; a network of another shape or trainer, and ``--from`` with
+    ``--resume``, are one-line errors; the next export names the parent in its lineage."""
     from cardjax import artifact
 
     parent = str(tmp_path / "parent")
