@@ -96,18 +96,40 @@ def load(env, spec: str, **options) -> Agent:
     return get(env, name, **settings)
 
 
+def _network(env, path: str, setting: str, kinds: tuple, does: str, who: str):
+    """The artifact of a trained player named by a search's ``setting``: an artifact, a run
+    directory or a shipped player's name; refused unless its kind is one of ``kinds``."""
+    from cardjax import artifact
+    from cardjax.agents import pretrained
+
+    if path in pretrained.names(env.name):
+        path = pretrained.path(path)
+    art = artifact.load(path)
+    if art.kind not in kinds:
+        raise ValueError(f"{setting}: {path} holds a network of the {art.kind} trainer, which "
+                         f"{does} ({who} does)")
+    return art
+
+
 def load_value(env, path: str):
     """``(value_fn(params, state) -> float[2], params)``: the leaf value of a trained player (a
     DMC player: its best Q; a ScrofaZero player: its value head), for the search players;
-    ``path``: an artifact or a run directory."""
-    from cardjax import artifact
+    ``path``: an artifact, a run directory or a shipped player's name (``doudizhu-pretrained``)."""
     from cardjax.spec import resolve
 
-    art = artifact.load(path)
-    if art.kind not in ("dmc", "scrofazero"):
-        raise ValueError(f"value: {path} holds a network of the {art.kind} trainer, which values "
-                         "no position (a DMC or ScrofaZero player does)")
+    art = _network(env, path, "value", ("dmc", "scrofazero"), "values no position",
+                   "a DMC or ScrofaZero player")
     return resolve(f"cardjax.agents.{art.kind}:value_from_artifact")(env, art), art.params
+
+
+def load_ranking(env, path: str):
+    """``(rank_fn(params, state, c) -> (moves, valid), params)``: the ``c`` legal moves a trained
+    DMC player values most, a search's candidates (:func:`cardjax.agents.dmc.ranking_from_params`);
+    ``path`` as :func:`load_value`'s."""
+    from cardjax.agents import dmc
+
+    art = _network(env, path, "rank", ("dmc",), "ranks no moves", "a DMC player")
+    return dmc.ranking_from_artifact(env, art), art.params
 
 
 def get(env, name: str, **options) -> Agent:

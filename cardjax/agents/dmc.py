@@ -153,6 +153,34 @@ def value_from_params(env, params, cfg: Config, k: int | None = None):
     return value_fn
 
 
+def ranking_from_artifact(env, art: artifact.Artifact):
+    """:func:`ranking_from_params` of a read artifact."""
+    return ranking_from_params(env, art.params, _config(art))
+
+
+def ranking_from_params(env, params, cfg: Config):
+    """A search's candidate moves from the Q networks: ``rank_fn(params, state, c) -> (moves
+    int32[c], valid bool[c])``, the ``c`` legal moves of the best Q for the seat to act (best
+    first; ``valid`` False past the legal ones).  Its moves must be the env's actions."""
+    if env.name != cfg.game:
+        raise ValueError(f"a {cfg.game} DMC checkpoint cannot rank {env.name} moves")
+    game = make_game(cfg, env)
+    if game.view:
+        raise ValueError(f"this {cfg.game} network chooses moves of its own (whole units), not "
+                         "the env's actions; it cannot rank a search's candidates")
+    net = make_net(cfg, game)
+
+    def rank_fn(params, state, c: int):
+        idx, valid, q = acting.q_values(net, game, params, state, cfg.k, cfg.exact_scale,
+                                        cfg.advice_bonus)
+        top, pos = jax.lax.top_k(q, min(c, q.shape[0]))
+        moves, ok = idx[pos].astype(jnp.int32), valid[pos] & jnp.isfinite(top)
+        pad = c - moves.shape[0]  # more candidates asked than the network scores
+        return jnp.pad(moves, (0, pad)), jnp.pad(ok, (0, pad))
+
+    return rank_fn
+
+
 def zero_sum_team_values(env, state, v):
     """float[2]: ``v`` (per seat) for the team to act, and per seat of the other team the value
     that makes the seats' sum zero."""

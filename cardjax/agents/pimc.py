@@ -11,16 +11,23 @@ its best network's predictions (the paper's equation 1; :mod:`cardjax.agents.wor
 inference could give this search, for measurement only).  ``playout`` names a baseline or a
 training run that plays every seat from each move to the end of the game (default
 ``random``); ``value=RUN`` values the position after each move with a training run's network
-instead (a ScrofaZero run in Gongzhu, a DMC run in any game; no playouts).
+instead (a ScrofaZero run in Gongzhu, a DMC run in any game, or a shipped player by name; no
+playouts).  ``search=N`` values each move in each world by a search of ``N`` iterations after it
+(cheating UCT on points, exploration ``k``, the game's by default; its leaves the playouts or the
+value): the opponents' best answers found, not guessed by a policy.  ``rank=PLAYER`` (a DMC run,
+artifact or shipped player) makes the ``candidates`` the legal moves that player values most,
+instead of the first in id order (in Dou Dizhu singles, pairs and trios: never a chain).
 """
 
 from __future__ import annotations
 
+from cardjax import agents
 from cardjax.core import Agent
 from cardjax.agents import search, world_sources
 from cardjax.search import pimc
 
-SETTINGS = ("worlds", "playouts", "candidates", "playout", "inference", "value")
+SETTINGS = ("worlds", "playouts", "candidates", "search", "k", "playout", "inference", "value",
+            "rank")
 
 
 def make(env, **options) -> Agent:
@@ -31,9 +38,13 @@ def make(env, **options) -> Agent:
     playout = options.pop("playout", "random")
     run = options.pop("inference", None)
     value = options.pop("value", None)
-    cfg = pimc.Config(**{k: int(v) for k, v in options.items()})
+    rank = options.pop("rank", None)
+    options.setdefault("k", search.defaults(env).get("k", 1.0))
+    cfg = pimc.Config(**{k: float(v) if k == "k" else int(v) for k, v in options.items()})
     policy, policy_params, value_fn = search.evaluator(env, playout, value)
     sample_worlds, sampler_params, tag = world_sources.sampler(env, run)
     name = "pimc" + tag
-    act = pimc.make_act(env, cfg, sample_worlds=sample_worlds, policy=policy, value_fn=value_fn)
-    return Agent(name, act, (sampler_params, policy_params))
+    rank_fn, rank_params = (None, None) if rank is None else agents.load_ranking(env, str(rank))
+    act = pimc.make_act(env, cfg, sample_worlds=sample_worlds, policy=policy, value_fn=value_fn,
+                        rank_fn=rank_fn)
+    return Agent(name, act, (sampler_params, policy_params, rank_params))

@@ -10,9 +10,14 @@ its hidden cards), and the playouts from a policy ``policy(params, key, state) -
 seat; default uniformly random).  A move's value is the mover's team's share of the rewards from
 the move to the end of the game (:func:`cardjax.search.uct.team_share`), averaged over the worlds
 and ``playouts`` per world; or, with ``value_fn``, a trained network's value of the position after
-the move (the ScrofaZero value in Gongzhu, a DMC run's best Q).  Only the first ``candidates``
-legal moves (in id order) are valued:
-a game whose positions have more (Dou Dizhu's leads) should raise it.
+the move (the ScrofaZero value in Gongzhu, a DMC run's best Q); or, with ``search=N``, by a
+search of the position after the move in each world (:func:`cardjax.search.uct.searched_rest`:
+cheating UCT of ``N`` iterations on points, exploration ``k``, its simulations the playouts or
+the value above), which finds the opponents' best answers where a playout guesses them: ``N``
+times the cost.  Only ``candidates`` legal moves are valued: the first in id order, or, with
+``rank_fn(params, state, c) -> (moves, valid)``, the ones a trained player prefers (a DMC
+player's best Q, :func:`cardjax.agents.dmc.ranking_from_params`).  In id order a game whose
+positions have more (Dou Dizhu's leads) never values its later moves (chains, bombs).
 """
 
 from __future__ import annotations
@@ -28,13 +33,20 @@ from cardjax.search import uct
 
 class Config(NamedTuple):
     worlds: int = 16
-    playouts: int = 1
+    playouts: int = 1  # playouts (or searches) per world and move
     candidates: int = 32
+    search: int = 0  # UCT iterations in each world after each move (0: a playout or value)
+    k: float = 1.0  # that search's exploration constant, on the game's points
 
     def check(self) -> "Config":
-        for name in self._fields:
+        for name in ("worlds", "playouts", "candidates"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"PIMC {name} must be at least 1, got {getattr(self, name)}")
+        if int(self.search) < 0:
+            raise ValueError(f"PIMC search must be 0 (none) or a number of iterations, got "
+                             f"{self.search}")
+        if not float(self.k) >= 0:
+            raise ValueError(f"PIMC k (the search's exploration) must be >= 0, got {self.k}")
         return self
 
 
@@ -47,17 +59,23 @@ class Result(NamedTuple):
 
 def search(env, cfg: Config, state, key, *, sample_worlds: Callable, sampler_params=None,
            policy: Callable | None = None, policy_params=None,
-           value_fn: Callable | None = None) -> Result:
+           value_fn: Callable | None = None, rank_fn: Callable | None = None,
+           rank_params=None) -> Result:
     """PIMC for ``state``'s player to move (one game; vmap for a batch).  With ``value_fn(params,
     state) -> float[T]`` (team values of a trained network, ``policy_params`` its params) a move
-    is valued by the network after it instead of by playouts."""
+    is valued by the network after it instead of by playouts; with ``rank_fn`` (its params
+    ``rank_params``) the candidates are the moves it ranks first."""
     cfg = cfg.check()
     seat = state.current_player
-    words = env.legal_words(state)
     c = min(cfg.candidates, env.num_actions)
-    j = jnp.arange(c)
-    valid = j < legal_words.count(words)
-    cand = jnp.where(valid, legal_words.nth(words, j), 0).astype(jnp.int32)
+    if rank_fn is None:
+        words = env.legal_words(state)
+        j = jnp.arange(c)
+        valid = j < legal_words.count(words)
+        cand = jnp.where(valid, legal_words.nth(words, j), 0).astype(jnp.int32)
+    else:
+        cand, valid = rank_fn(rank_params, state, c)
+        cand = jnp.where(valid, cand, 0).astype(jnp.int32)
     k_worlds, k_play, k_tie = jax.random.split(key, 3)
     worlds = sample_worlds(k_worlds, state, seat, cfg.worlds, sampler_params)
     share = uct.team_share(env, state)[seat]
@@ -66,7 +84,12 @@ def search(env, cfg: Config, state, key, *, sample_worlds: Callable, sampler_par
 
     def value(world, a, key):
         s = env.step(world, a)
-        return (s.rewards + uct.rest_of_game(env, s, key, policy, policy_params, vf)) @ share
+        if cfg.search:
+            rest = uct.searched_rest(env, s, key, iterations=int(cfg.search), k=float(cfg.k),
+                                     policy=policy, policy_params=policy_params, value_fn=vf)
+        else:
+            rest = uct.rest_of_game(env, s, key, policy, policy_params, vf)
+        return (s.rewards + rest) @ share
 
     keys = jax.random.split(k_play, cfg.worlds * c * cfg.playouts).reshape(
         cfg.worlds, c, cfg.playouts, -1)
@@ -82,16 +105,19 @@ def search(env, cfg: Config, state, key, *, sample_worlds: Callable, sampler_par
 
 
 def make_act(env, cfg: Config, *, sample_worlds: Callable,
-             policy: Callable | None = None, value_fn: Callable | None = None) -> Callable:
+             policy: Callable | None = None, value_fn: Callable | None = None,
+             rank_fn: Callable | None = None) -> Callable:
     """``act(params, key, state) -> action`` playing :func:`search`; ``params`` is ``(sampler
-    params, playout policy or value params)`` (a network's weights, a trained player's), so one compiled
-    ``act`` serves new weights.  A position with one legal move is played without searching."""
+    params, playout policy or value params, ranking params)`` (a network's weights, a trained
+    player's; ``None`` where unused), so one compiled ``act`` serves new weights.  A position
+    with one legal move is played without searching."""
     cfg = cfg.check()
 
     def run(params, key, state):
-        sampler_params, policy_params = params
+        sampler_params, policy_params, rank_params = params
         return search(env, cfg, state, key, sample_worlds=sample_worlds,
                       sampler_params=sampler_params, policy=policy,
-                      policy_params=policy_params, value_fn=value_fn).action
+                      policy_params=policy_params, value_fn=value_fn, rank_fn=rank_fn,
+                      rank_params=rank_params).action
 
     return uct.only_choices(env, run)

@@ -250,6 +250,22 @@ def rest_of_game(env, s, key, policy: Callable | None = None, policy_params=None
     return jnp.where(s.terminated, 0.0, jnp.asarray(value_fn(s))[env.seat_teams(s)])
 
 
+def searched_rest(env, s, key, *, iterations: int, k: float, policy: Callable | None = None,
+                  policy_params=None, value_fn: Callable | None = None) -> Array:
+    """float[P]: what each seat gets from ``s`` on, found by searching ``s`` as it is (one tree of
+    cheating UCT on points, ``iterations`` long, its simulations :func:`rest_of_game`'s): the
+    mean returns under the root's most visited move; 0 at the end.  PIMC's evaluator that
+    searches each world (:mod:`cardjax.search.pimc`): where the best answer to a move is one of
+    many, the search finds it and a playout mostly does not."""
+    cfg = Config("true", 1, iterations, k, False, "score").check()
+    tree = search_tree(env, cfg, s, key, policy=policy, policy_params=policy_params,
+                       value_fn=value_fn)
+    at_root = (tree.parent == 0) & (jnp.arange(tree.parent.shape[0]) > 0)
+    best = jnp.argmax(jnp.where(at_root, tree.visits, -1))
+    rest = tree.value_sum[best] / jnp.maximum(tree.visits[best], 1).astype(jnp.float32)
+    return jnp.where(s.terminated, 0.0, rest)
+
+
 def _utility(cfg: Config, ret: Array) -> Array:
     if cfg.utility == "win":
         return jnp.where(ret > 0, 1.0, jnp.where(ret < 0, 0.0, 0.5)).astype(jnp.float32)

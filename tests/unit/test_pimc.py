@@ -1,6 +1,7 @@
 """Perfect Information Monte Carlo (cardjax.search.pimc) and the ``pimc`` agent: it values the
-legal moves and plays the best, finds the one winning move of an endgame, draws its worlds from
-the information set (uniform or by a network), and refuses bad settings."""
+legal moves and plays the best, finds the one winning move of an endgame, searches each world
+for the answers a playout guesses, draws its worlds from the information set (uniform or by a
+network), and refuses bad settings."""
 
 from __future__ import annotations
 
@@ -48,6 +49,51 @@ def test_pimc_plays_the_only_winning_move(ddz):
     assert np.all(np.asarray(r.values)[:n] <= 2.0) and np.isnan(np.asarray(r.values)[n:]).all()
 
 
+def test_a_search_in_each_world_finds_the_answer_a_playout_guesses(ddz):
+    """A two-trick endgame, every hand known: the landlord holds 2 and 7, the peasants 8 and 9.
+    Leading the 2 wins (nothing beats it; the 7 goes out next): +2 whatever anyone does.
+    Leading the 7 loses to the best answer, the 8 of the next peasant, who is out: -2.  Random
+    playouts find that answer one time in two and the 9 after a pass one time in two again, so
+    they value the 7 at 1/4 x 2 + 3/4 x -2 = -1; the search of each world (``search=N``) values
+    it at -2, the answer found."""
+    state = _endgame(ddz, ["27", "8", "9"])
+
+    def values(cfg):
+        r = jax.jit(lambda s, k: pimc.search(ddz, cfg, s, k, sample_worlds=_truth))(
+            state, jax.random.PRNGKey(1))
+        n = int(np.asarray(r.valid).sum())
+        return {ddz.action_to_str(int(a)): float(v)
+                for a, v in zip(np.asarray(r.candidates)[:n], np.asarray(r.values)[:n])}
+
+    assert values(pimc.Config(worlds=2, candidates=8, search=16)) == {"2": 2.0, "7": -2.0}
+    guessed = values(pimc.Config(worlds=4, playouts=64, candidates=8))
+    assert guessed["2"] == 2.0
+    assert abs(guessed["7"] + 1.0) < 0.35  # 256 playouts: one standard error is 0.11
+
+
+def test_a_players_ranking_gives_the_candidates(ddz):
+    """``rank=PLAYER``: the candidates are the legal moves of that player's best Q, best first;
+    with one candidate PIMC plays the player's own move, whatever the worlds say."""
+    rank_fn, params = agents.load_ranking(ddz, "doudizhu-pretrained")
+    player = agents.load(ddz, "doudizhu-pretrained")
+    states = jax.vmap(ddz.init)(jax.random.split(jax.random.PRNGKey(7), 6))
+    moves, valid = jax.jit(jax.vmap(lambda s: rank_fn(params, s, 40)))(states)
+    for i in range(6):
+        s = jax.tree_util.tree_map(lambda x: x[i], states)
+        legal = set(np.flatnonzero(np.asarray(s.legal_action_mask)).tolist())
+        ranked = np.asarray(moves[i])[np.asarray(valid[i])].tolist()
+        assert len(ranked) == min(40, len(legal)) == len(set(ranked)) and set(ranked) <= legal
+    cfg = pimc.Config(worlds=2, candidates=1)
+    ours = jax.jit(jax.vmap(lambda s, k: pimc.search(
+        ddz, cfg, s, k, sample_worlds=W.sampler(ddz), rank_fn=rank_fn, rank_params=params).action))(
+        states, jax.random.split(jax.random.PRNGKey(8), 6))
+    theirs = jax.jit(jax.vmap(player.act, in_axes=(None, None, 0)))(player.params, None, states)
+    best = np.asarray(moves[:, 0]).tolist()
+    assert np.asarray(ours).tolist() == np.asarray(theirs).tolist() == best
+    with pytest.raises(ValueError, match="rank: .* ranks no moves"):
+        agents.load_ranking(cardjax.make("gongzhu"), "scrofazero-pretrained")
+
+
 def test_the_agent_plays_legal_moves_with_and_without_worlds_it_can_describe():
     for game in ("gongzhu", "mini_doudizhu"):  # exact worlds; env.sample_hidden
         env = cardjax.make(game)
@@ -93,6 +139,8 @@ def test_network_worlds_keep_what_the_seat_knows():
     (dict(depth=3), "unknown setting"),
     (dict(playout="ismcts"), "not a search player"),
     (dict(inference="/nonexistent/run"), "not a run directory"),
+    (dict(search=-1), "search must be 0"),
+    (dict(search=8, k=-1), "k .* must be >= 0"),
 ])
 def test_bad_settings_are_refused(ddz, options, message):
     with pytest.raises(ValueError, match=message):
@@ -136,3 +184,7 @@ def test_a_value_network_can_replace_the_playouts(ddz):
     assert sorted(np.asarray(r.values)[:n].tolist())[:-1] == [0.0] * (n - 1)
     with pytest.raises(ValueError, match="not both"):
         agents.get(ddz, "pimc", playout="rule", value="/some/run")
+    # a shipped player's Q values the positions by its name (traced here, not compiled)
+    a = agents.get(ddz, "pimc", value="doudizhu-pretrained", worlds=2, candidates=4, search=2)
+    shape = jax.eval_shape(a.act, a.params, jax.random.PRNGKey(0), state)
+    assert shape.shape == () and jnp.issubdtype(shape.dtype, jnp.integer)
