@@ -221,11 +221,14 @@ def from_run(path: str, iteration: int | None = None) -> Artifact:
 
 
 def load(path: str, kind: str | None = None, iteration: int | None = None) -> Artifact:
-    """The artifact ``path`` names: an artifact directory (:func:`read`) or a training run
-    (:func:`from_run`, at ``iteration``); ``kind``: the kind it must be (``ValueError`` naming
-    what it holds otherwise)."""
+    """The artifact ``path`` names: an artifact directory (:func:`read`), a training run
+    (:func:`from_run`, at ``iteration``) or a shipped player's name; ``kind``: the kind it must
+    be (``ValueError`` naming what it holds otherwise)."""
+    if not os.path.isdir(path) and shipped(path):
+        path = shipped(path)
     if not os.path.isdir(path):
-        raise ValueError(f"{path!r} is not a run directory or a player artifact")
+        raise ValueError(f"{path!r} is not a run directory, a player artifact or a shipped "
+                         "player")
     if is_artifact(path) and iteration is None:
         art = read(path)
     else:

@@ -96,14 +96,12 @@ def load(env, spec: str, **options) -> Agent:
     return get(env, name, **settings)
 
 
-def _network(env, path: str, setting: str, kinds: tuple, does: str, who: str):
-    """The artifact of a trained player named by a search's ``setting``: an artifact, a run
-    directory or a shipped player's name; refused unless its kind is one of ``kinds``."""
+def _network(path: str, setting: str, kinds: tuple, does: str, who: str):
+    """The artifact of a trained player named by a search's ``setting`` (:func:`artifact.load`:
+    an artifact, a run directory or a shipped player's name); refused unless its kind is one of
+    ``kinds``."""
     from cardjax import artifact
-    from cardjax.agents import pretrained
 
-    if path in pretrained.names(env.name):
-        path = pretrained.path(path)
     art = artifact.load(path)
     if art.kind not in kinds:
         raise ValueError(f"{setting}: {path} holds a network of the {art.kind} trainer, which "
@@ -117,7 +115,7 @@ def load_value(env, path: str):
     ``path``: an artifact, a run directory or a shipped player's name (``doudizhu-pretrained``)."""
     from cardjax.spec import resolve
 
-    art = _network(env, path, "value", ("dmc", "scrofazero"), "values no position",
+    art = _network(path, "value", ("dmc", "scrofazero"), "values no position",
                    "a DMC or ScrofaZero player")
     return resolve(f"cardjax.agents.{art.kind}:value_from_artifact")(env, art), art.params
 
@@ -128,7 +126,7 @@ def load_ranking(env, path: str):
     ``path`` as :func:`load_value`'s."""
     from cardjax.agents import dmc
 
-    art = _network(env, path, "rank", ("dmc",), "ranks no moves", "a DMC player")
+    art = _network(path, "rank", ("dmc",), "ranks no moves", "a DMC player")
     return dmc.ranking_from_artifact(env, art), art.params
 
 
