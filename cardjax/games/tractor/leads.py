@@ -285,20 +285,25 @@ class UnitLeads:
         env, throws = self.env, self.throws
 
         def lifted(params, key, state):
+            start = lead_start(state)
+
+            # one call of ``act`` in the program (it may be large): the loop's first pass is
+            # the action itself elsewhere than at a trick's start, with the key as it is
             def build(c):
-                s, a, i = c
-                a = act(params, jax.random.fold_in(key, i), s).astype(jnp.int32)
+                s, a, i, first = c
+                k = jax.tree_util.tree_map(lambda x, y: jnp.where(start, x, y),
+                                           jax.random.fold_in(key, i), key)
+                a = act(params, k, s).astype(jnp.int32)
                 nxt = env.step(s, a)
                 s = jax.tree_util.tree_map(lambda x, y: jnp.where(a == tractor.DONE, x, y), s, nxt)
-                return s, a, i + 1
+                return s, a, i + 1, jnp.where(i == 0, a, first)
 
             def going(c):
-                return (c[1] != tractor.DONE) & (c[2] <= MAX_LEAD)
+                _, a, i, _ = c
+                return (i == 0) | (start & (a != tractor.DONE) & (i <= MAX_LEAD))
 
-            start = lead_start(state)
-            first = act(params, key, state).astype(jnp.int32)
-            s, _, _ = jax.lax.while_loop(lambda c: going(c) & start, build,
-                                         (state, jnp.int32(-1), jnp.int32(0)))
+            s, _, _, first = jax.lax.while_loop(
+                going, build, (state, jnp.int32(-1), jnp.int32(0), jnp.int32(-1)))
             unit = unit_of(state, s.trick[state.current_player], throws)
             return jnp.where(start, unit, first).astype(jnp.int32)
 

@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from cardjax import legal_words
+from cardjax.nets.dmc.action_table import device_table
 from cardjax.nets.dmc.adapter import Game
 from cardjax.nets.dmc.q_net import QNet
 
@@ -126,7 +127,7 @@ def q_values(net: QNet, game: Game, params, state, k: int, exact_scale: float = 
     idx, valid, _ = compact_words(words, game.num_actions, k)
     batch = jax.tree_util.tree_map(lambda x: x[None], state)
     rows = feature_rows(game, batch, idx[None])
-    afeat = jnp.asarray(game.action_features)[rows[0]]
+    afeat = device_table(game.action_features)[rows[0]]
     obs = observe(game, batch)[0]
     q_all = jax.vmap(net.apply, in_axes=(0, None, None))(params, obs, afeat)  # [R, k]
     q = q_all[game.role(state)] + choice_bonus(game, batch, idx[None], valid[None], exact_scale,
@@ -236,7 +237,7 @@ def greedy_actions(net: QNet, game: Game, params, states, k: int, k_fast: int = 
     each role's network scores the legal candidates (in :func:`score_slots`'s pools) of every
     state and each state takes its role's best (``exact_scale``, ``advice_bonus``: as
     :func:`q_values`).  Returns int32[B]."""
-    table = jnp.asarray(game.action_features)
+    table = device_table(game.action_features)
     words, count = legal_sets(game, states)
     count = jnp.where(states.terminated, 0, count)
     idx, valid, _ = jax.vmap(compact_words, in_axes=(0, None, None))(words, game.num_actions, k)

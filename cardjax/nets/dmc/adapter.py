@@ -21,7 +21,8 @@ class Game(NamedTuple):
     """A game as the trainer sees it (built by an adapter for one env and config).
 
     ``features(state) -> bool[F] | uint8[F]``: the acting seat's view, as stored in the buffer;
-    ``role(state) -> int32``: which network acts; ``action_features``: NumPy ``[rows, G]`` table
+    ``role(state) -> int32``: which network acts; ``action_features``: the ``[rows, G]`` table,
+    NumPy or an :class:`~cardjax.nets.dmc.action_table.ActionTable` (rows computed, not stored)
     (the actions DMC chooses among are its rows, unless ``action_rows``); ``history``:
     ``(steps, size)``: the last ``steps * size`` features are a sequence for the LSTM (``(0, 0)``:
     none); ``outcome(final, totals) -> dict``: self-play stats (means over the batch) from the
@@ -59,7 +60,7 @@ class Game(NamedTuple):
     role_names: tuple
     features: Callable
     role: Callable
-    action_features: np.ndarray
+    action_features: Any  # np.ndarray or ActionTable
     history: tuple
     outcome: Callable
     lockstep: bool = True

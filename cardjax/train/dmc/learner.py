@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from cardjax.nets.dmc.action_table import device_table
 from cardjax.nets.dmc.acting import role_params
 from cardjax.train.dmc.state import Decisions
 
@@ -48,7 +49,7 @@ def make_learner(cfg, game, net, tx, hooks: tuple = ()) -> Learner:
     """The learner of ``cfg``'s networks, with the losses of the active extensions ``hooks``
     (``(name, Hooks)`` pairs)."""
     R, T = game.num_roles, cfg.steps
-    table = jnp.asarray(game.action_features)
+    table = device_table(game.action_features)
     lossy = [h for _, h in hooks if h.rows is not None]
     lockstep = game.lockstep
 

@@ -12,6 +12,7 @@ from jax.sharding import Mesh
 from cardjax.train import sharding
 from cardjax.nets.dmc.acting import (boltzmann, compact_words, feature_rows, legal_sets, observe,
                                      pool_sizes, role_params, score_by_role, score_slots)
+from cardjax.nets.dmc.action_table import device_table
 from cardjax.train.dmc.extension import merged
 from cardjax.train.dmc.state import Decisions, feature_spec
 from cardjax.train.dmc.targets import episode_targets
@@ -24,7 +25,7 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, hooks: tuple = ()):
     extensions' ``(name, Hooks)`` (:func:`cardjax.train.dmc.extension.build`)."""
     env = game.env
     R, T, B, K = game.num_roles, cfg.steps, cfg.num_envs, cfg.k
-    table = jnp.asarray(game.action_features)
+    table = device_table(game.action_features)
     n_actions = game.num_actions
     F, obs_dtype = feature_spec(game)
     lockstep = game.lockstep

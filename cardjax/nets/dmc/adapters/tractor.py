@@ -36,6 +36,7 @@ from cardjax.games.tractor import moves as tm
 from cardjax.games.tractor import leads as tl
 from cardjax.games.tractor import observe as tractor_observe
 from cardjax.nets.dmc.acting import compact
+from cardjax.nets.dmc.action_table import ActionTable, with_flags
 from cardjax.nets.dmc.adapter import Adapter, Game
 
 ROLE_NAMES = ("declare", "bury", "chaodi", "play")  # one network per phase
@@ -255,16 +256,11 @@ CONSEQUENCES = 4  # a card completes no follow; it completes one held by me / pa
 SECURE_CONSEQUENCES = 6  # ... and by me / partner while the next seat may still take it
 
 
-def with_consequences(table: np.ndarray, codes: int = CONSEQUENCES) -> np.ndarray:
+def with_consequences(table, codes: int = CONSEQUENCES) -> ActionTable:
     """``table`` [R, G] -> [codes R, G + codes - 1]: rows ``r + R * code`` are row ``r`` with the
-    one-hot of ``code`` (:func:`consequence_codes`; code 0 has none)."""
-    rows = table.shape[0]
-    out = np.zeros((codes * rows, table.shape[1] + codes - 1), table.dtype)
-    for code in range(codes):
-        out[code * rows:(code + 1) * rows, :table.shape[1]] = table
-        if code:
-            out[code * rows:(code + 1) * rows, table.shape[1] + code - 1] = 1
-    return out
+    one-hot of ``code`` (:func:`consequence_codes`; code 0 has none), as a lookup
+    (:class:`~cardjax.nets.dmc.action_table.ActionTable`: the rows are never all built)."""
+    return with_flags(table, codes)
 
 
 def consequence_codes(state, security: bool = False):
