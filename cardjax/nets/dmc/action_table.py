@@ -91,6 +91,10 @@ def with_flags(table, codes: int) -> ActionTable:
 
 
 def device_table(table):
-    """What a program indexes with candidate rows: the :class:`ActionTable` itself, or a NumPy
-    table as one device array."""
-    return table if isinstance(table, ActionTable) else jnp.asarray(table)
+    """What a program indexes with candidate rows: an :class:`ActionTable` (a boolean NumPy
+    table becomes one, so that programs carry its bits packed: Dou Dizhu's 27,472 x 60), or a
+    NumPy table of numbers as one device array."""
+    if isinstance(table, ActionTable):
+        return table
+    table = np.asarray(table)
+    return ActionTable(table) if table.dtype == bool else jnp.asarray(table)
