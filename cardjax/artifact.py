@@ -224,8 +224,8 @@ def load(path: str, kind: str | None = None, iteration: int | None = None) -> Ar
     """The artifact ``path`` names: an artifact directory (:func:`read`), a training run
     (:func:`from_run`, at ``iteration``) or a shipped player's name; ``kind``: the kind it must
     be (``ValueError`` naming what it holds otherwise)."""
-    if not os.path.isdir(path) and shipped(path):
-        path = shipped(path)
+    if not os.path.isdir(path):
+        path = shipped(path) or path
     if not os.path.isdir(path):
         raise ValueError(f"{path!r} is not a run directory, a player artifact or a shipped "
                          "player")

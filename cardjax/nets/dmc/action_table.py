@@ -38,56 +38,45 @@ class ActionTable:
         rows, cols = self.base.shape
         return (rows * math.prod(self.flags), cols + sum(n - 1 for n in self.flags))
 
-    @property
-    def dtype(self):
-        return self.base.dtype
-
-    def with_flags(self, codes: int) -> "ActionTable":
-        """This table with one more flag block of ``codes`` codes (its rows follow all of
-        this table's rows: row ``r + rows * code``)."""
-        return ActionTable(self.base, self.flags + (codes,))
-
     def __getitem__(self, rows):
+        base = self.base
         if self._device is None:  # one device copy: each program refers to the same constant
             with jax.ensure_compile_time_eval():
-                self._device = jnp.asarray(_packed(self.base))
-        return _rows(jnp, self._device, self.flags, jnp.asarray(rows), self.base)
+                # bits 8 to a byte: XLA reads a boolean constant entry by entry (seconds a
+                # million), a byte constant as a block
+                self._device = jnp.asarray(np.packbits(base, axis=1) if base.dtype == bool
+                                           else base)
+
+        def base_rows(r):
+            got = self._device[r]
+            if base.dtype == bool:
+                got = jnp.unpackbits(got, axis=-1, count=base.shape[1]).astype(bool)
+            return got
+
+        return _rows(jnp, base_rows, base.shape[0], self.flags, jnp.asarray(rows), base.dtype)
 
     def __array__(self, dtype=None, copy=None):
-        table = _rows(np, self.base, self.flags, np.arange(self.shape[0]))
+        table = _rows(np, self.base.__getitem__, self.base.shape[0], self.flags,
+                      np.arange(self.shape[0]), self.base.dtype)
         return table if dtype is None else table.astype(dtype)
 
-    def __len__(self) -> int:
-        return self.shape[0]
 
-
-def _packed(base: np.ndarray) -> np.ndarray:
-    """A boolean table as bits, 8 to a byte: XLA reads a boolean constant entry by entry (seconds
-    a million) and a byte constant as a block."""
-    return np.packbits(base, axis=1) if base.dtype == bool else base
-
-
-def _rows(xp, table, flags: tuple, rows, base=None):
-    """The rows ``rows`` of the table of ``table`` (the base, or its :func:`_packed` bits: then
-    ``base`` says its dtype and width) and ``flags``."""
-    base = table if base is None else base
-    n = base.shape[0]
-    first = table[rows % n]
-    if first.dtype != base.dtype:
-        first = xp.unpackbits(first, axis=-1, count=base.shape[1]).astype(bool)
-    parts, rest = [first], rows // n
+def _rows(xp, base_rows, n: int, flags: tuple, rows, dtype):
+    """Rows ``rows`` of a table of ``n`` base rows (``base_rows(r)``) and flag blocks ``flags``."""
+    parts, rest = [base_rows(rows % n)], rows // n
     for codes in flags:
-        parts.append((rest % codes)[..., None] == xp.arange(1, codes))
+        parts.append(((rest % codes)[..., None] == xp.arange(1, codes)).astype(dtype))
         rest = rest // codes
-    return xp.concatenate([p.astype(base.dtype) for p in parts], axis=-1)
+    return xp.concatenate(parts, axis=-1)
 
 
 def with_flags(table, codes: int) -> ActionTable:
     """``table`` (a NumPy table or an :class:`ActionTable`) with a flag block of ``codes`` codes
-    appended: rows ``r + rows * code`` are row ``r`` with the one-hot of ``code`` (code 0: none)."""
+    appended: rows ``r + rows * code`` are row ``r`` (all of ``table``'s rows, then again for each
+    code) with the one-hot of ``code`` (code 0: none)."""
     if not isinstance(table, ActionTable):
         table = ActionTable(table)
-    return table.with_flags(codes)
+    return ActionTable(table.base, table.flags + (codes,))
 
 
 def device_table(table):

@@ -36,7 +36,7 @@ from cardjax.games.tractor import moves as tm
 from cardjax.games.tractor import leads as tl
 from cardjax.games.tractor import observe as tractor_observe
 from cardjax.nets.dmc.acting import compact
-from cardjax.nets.dmc.action_table import ActionTable, with_flags
+from cardjax.nets.dmc.action_table import with_flags
 from cardjax.nets.dmc.adapter import Adapter, Game
 
 ROLE_NAMES = ("declare", "bury", "chaodi", "play")  # one network per phase
@@ -256,13 +256,6 @@ CONSEQUENCES = 4  # a card completes no follow; it completes one held by me / pa
 SECURE_CONSEQUENCES = 6  # ... and by me / partner while the next seat may still take it
 
 
-def with_consequences(table, codes: int = CONSEQUENCES) -> ActionTable:
-    """``table`` [R, G] -> [codes R, G + codes - 1]: rows ``r + R * code`` are row ``r`` with the
-    one-hot of ``code`` (:func:`consequence_codes`; code 0 has none), as a lookup
-    (:class:`~cardjax.nets.dmc.action_table.ActionTable`: the rows are never all built)."""
-    return with_flags(table, codes)
-
-
 def consequence_codes(state, security: bool = False):
     """int32[66]: per action, 0 unless it is a card that completes the seat's follow, then who
     holds the trick after it: 1 the seat, 2 its partner, 3 an opponent
@@ -397,10 +390,10 @@ def make_game(cfg, env=None) -> Game:
     base_rows = table.shape[0]
     codes = SECURE_CONSEQUENCES if opts.security else CONSEQUENCES
     if opts.consequences:
-        table = with_consequences(table, codes)
+        table = with_flags(table, codes)  # a copy of every row per code (consequence_codes)
     unadvised_rows = table.shape[0]
     if opts.advice:  # a copy of every row with the advice flag
-        table = with_consequences(table, 2)
+        table = with_flags(table, 2)
     moves = tl.UnitLeads(env, opts.throws) if units else env
     n_moves = moves.num_actions
     if opts.rollouts and not cfg.extension("counterfactual", 0.0):
