@@ -12,7 +12,6 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optax
 import pytest
 
 import cardjax
@@ -667,226 +666,35 @@ def test_decision_roles_are_phases(final_state):
         assert set(np.unique(np.abs(t)).tolist()) <= {0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0}
 
 
-@pytest.fixture(scope="module")
-def trick_counterfactual(final_state):
-    """The base self-play's buffer and that of ``target="trick"`` with ``counterfactual`` (one
-    program for the two options' tests), from the same params and key; and that trainer."""
-    train, state = final_state
-    cfg = dmc.Config.from_dict({**shengji.TRAIN_DEFAULTS, **TINY, "target": "trick",
-                                "counterfactual": 1.0})
-    key = jax.random.PRNGKey(9)
-    ret, _ = jax.device_get(train.self_play(state.params, key))
-    cf_train = dmc.make_train(cfg)
-    cf, _ = jax.device_get(cf_train.self_play(state.params, key))
-    return ret, cf, cf_train
-
-
 @pytest.mark.slow
-def test_self_play_report_trick_target(trick_counterfactual):
-    """``target="trick"`` plays the same games (same params and key) and changes only the
-    targets: the declaration, burial and chaodi decisions keep the final level reward, and so
-    does a hand's last decision (its trick's points + the level reward, in both); before the
-    last trick the later tricks' points drop out, so some play targets differ, and each stays
-    within one trick's points (0.01 x at most 200 + the kitty's) of +-gamma^(tricks left) x the
-    levels."""
-    ret, trick, _ = trick_counterfactual
-    for name in ("obs", "action", "weight", "role"):
-        np.testing.assert_array_equal(getattr(ret, name), getattr(trick, name))
-    w = ret.weight > 0
-    pre = w & (ret.role < 3)
-    np.testing.assert_array_equal(trick.target[pre], ret.target[pre])
-    last = np.sum(w, axis=0) - 1
-    games = np.arange(w.shape[1])
-    np.testing.assert_allclose(trick.target[last, games], ret.target[last, games], rtol=1e-6)
-    play = w & (ret.role == 3)
-    assert np.abs(trick.target[play] - ret.target[play]).max() > 0.01
-    levels = np.abs(ret.target[pre]).max()
-    assert np.all(np.abs(trick.target[play]) <= levels + 0.01 * 400 + 1e-4)
-
-
-@pytest.mark.slow
-def test_self_play_counterfactual_alternatives(final_state, trick_counterfactual):
-    """``counterfactual`` plays the same games (same params and key) and adds, at the last
-    seat's trick-ending choices, the other legal cards with the taken move's target moved by the
-    difference of their trick points (0.01 a point: multiples of 0.05); a learner step on them
-    lowers the loss of the taken moves and the alternatives together.  (With the trick targets:
-    the trick target test checks the taken moves' targets.)"""
+def test_the_greedy_player_adds_a_completing_cards_trick_points(final_state):
+    """A player trained with ``exact_rewards`` adds each candidate's known trick points to its Q
+    (``q_values``' exact scale) at a last-seat follow, 0.01 a point for its team.  (The
+    extension's self-play and targets: test_dmc_extensions.py, on the toy game.)"""
     _, state = final_state
-    ret, cf, cf_train = trick_counterfactual
-    for name in ("obs", "action", "weight", "role"):
-        np.testing.assert_array_equal(getattr(ret, name), getattr(cf, name))
-    assert "alt_action" not in ret.extra
-    cf_alt = cf.extra
-    assert cf_alt["alt_action"].shape == cf.action.shape + (16,)
-    alt = cf_alt["alt_weight"] > 0
-    has = alt.any(axis=-1)
-    assert has.sum() > 20 and np.all(cf.role[has] == 3) and np.all(cf.weight[has] > 0)
-    diff = (cf_alt["alt_target"] - cf.target[..., None])[alt]
-    np.testing.assert_allclose(diff / 0.05, np.round(diff / 0.05), atol=1e-3)
-    assert np.any(diff != 0) and np.abs(diff).max() <= 2.0 + 1e-6
-    taken = np.broadcast_to(cf.action[..., None], alt.shape)
-    assert np.all(cf_alt["alt_action"][alt] != taken[alt])
-    cf_state = cf_train.init(jax.random.PRNGKey(0)).replace(params=state.params)
-    rows = has.reshape(-1)
-    flat = lambda x: jnp.asarray(x.reshape((-1,) + x.shape[2:])[rows])  # noqa: E731
-    batch = dmc.Batch(flat(cf.obs), flat(cf.action), flat(cf.target),
-                      {k: flat(v) for k, v in cf_alt.items()})
-    assert_update_lowers_loss(cf_train, cf_state, 3, batch)
-
-
-@pytest.mark.slow
-def test_self_play_with_exact_rewards(final_state):
-    """``exact_rewards``: the actors add each candidate's known trick points to its Q, so that
-    the last seat's choices are those of Q + points; the decisions where the taken card's points
-    were known learn the return less them, and every alternative of such a decision the same
-    rest; the greedy player adds the same points (``q_values``' exact scale)."""
-    train, state = final_state
     cfg = dmc.Config.from_dict({**shengji.TRAIN_DEFAULTS, **TINY, "counterfactual": 1.0,
                                 "exact_rewards": True})
-    key = jax.random.PRNGKey(9)
-    ex_train = dmc.cached_train(cfg)  # shared with the rollouts test
-    ex, _ = jax.device_get(ex_train.self_play(state.params, key))
-    alt = ex.extra["alt_weight"] > 0
-    has = alt.any(axis=-1)
-    assert has.sum() > 20 and np.all(ex.role[has] == 3)
-    np.testing.assert_allclose(ex.extra["alt_target"][alt],
-                               np.broadcast_to(ex.target[..., None], alt.shape)[alt])
-    # the greedy player at a last-seat decision: Q plus the trick points of each card
+    ex_train = dmc.make_train(cfg)  # built, not compiled: the players' programs only
     env = cardjax.make("tractor")
     card = TC.card_type
     s = env.trick_state(["5♥ 6♣", "7♥ 7♣", "3♥ Q♥", "A♥ 4♥ 9♦"], 2, "S", leader=0, dealer=0)
-    step = jax.jit(env.step)
+    step = get_compiled(env).step  # the module's
     s = step(step(step(step(s, card("5♥")), tractor.DONE), card("7♥")), card("Q♥"))
     game, net = ex_train.game, ex_train.net
     from cardjax.nets.dmc import acting
 
-    idx, valid, q0 = acting.q_values(net, game, state.params, s, 66)
-    _, _, q1 = acting.q_values(net, game, state.params, s, 66, 1.0)
-    got = dict(zip(np.asarray(idx)[np.asarray(valid)], np.asarray(q1 - q0)[np.asarray(valid)]))
+    @jax.jit
+    def scored(params, s):  # Q without and with the known rewards, in one program
+        idx, valid, q0 = acting.q_values(net, game, params, s, 66)
+        return idx, valid, acting.q_values(net, game, params, s, 66, 1.0)[2] - q0
+
+    idx, valid, diff = scored(state.params, s)
+    got = dict(zip(np.asarray(idx)[np.asarray(valid)], np.asarray(diff)[np.asarray(valid)]))
     # seat 3's A♥ takes the 5 points for its team, 4♥ leaves them to seat 2 (0.01 a point)
     assert got[card("A♥")] == pytest.approx(0.05, abs=1e-6)
     assert got[card("4♥")] == pytest.approx(-0.05, abs=1e-6)
     with pytest.raises(SystemExit):
         shengji.parse_args(["--exact_rewards", "maybe"])
-
-
-@pytest.mark.slow
-def test_self_play_rollouts_add_the_second_and_third_seats(final_state):
-    """``rollouts`` (with counterfactual targets and exact rewards): the same games, the same
-    last-seat alternatives (each learning the taken card's rest), and alternatives at more
-    decisions -- the earlier seats' follows -- whose targets move by the difference of their
-    played-out trick points (multiples of 0.05); the players choose as without rollouts."""
-    train, state = final_state
-    base = {**shengji.TRAIN_DEFAULTS, **TINY, "counterfactual": 1.0, "exact_rewards": True}
-    key = jax.random.PRNGKey(9)
-    ex, _ = jax.device_get(dmc.cached_train(dmc.Config.from_dict(base)).self_play(
-        state.params, key))  # the exact rewards test's program
-    ro_train = dmc.make_train(dmc.Config.from_dict({**base, "rollouts": True}))
-    ro, stats = jax.device_get(ro_train.self_play(state.params, key))
-    for name in ("obs", "action", "target", "weight", "role"):
-        np.testing.assert_array_equal(getattr(ex, name), getattr(ro, name))
-    target, role = ro.target, ro.role
-    ex, ro = ex.extra, ro.extra  # the alternatives
-    last = ex["alt_weight"].any(axis=-1)
-    np.testing.assert_array_equal(ex["alt_action"][last], ro["alt_action"][last])
-    np.testing.assert_allclose(ex["alt_target"][last], ro["alt_target"][last])
-    more = ro["alt_weight"].any(axis=-1) & ~last
-    assert more.sum() > last.sum() // 2 and np.all(role[more] == 3)
-    diff = (ro["alt_target"] - target[..., None])[more[..., None] & (ro["alt_weight"] > 0)]
-    np.testing.assert_allclose(diff / 0.05, np.round(diff / 0.05), atol=1e-3)
-    assert np.any(diff != 0)
-
-
-def test_advice_bonus_makes_the_players_follows_the_rule_players():
-    """``advice_bonus``: added to the Q of the advised card when choosing.  A large bonus makes an
-    untrained network's follows the rule player's at every follow of two hands (its leads its
-    own); none makes them differ; the bonus needs the advice option, and must be >= 0."""
-    from cardjax.nets.dmc.q_net import make_net
-    from cardjax.train.dmc.learner import make_optimizer
-    from cardjax.train.dmc.state import init_state
-
-    env = cardjax.make("tractor")
-    rule = cardjax.agents.get(env, "rule")
-    cfg = dmc.Config.from_dict({**shengji.TRAIN_DEFAULTS, **TINY, "leads": "units",
-                                "consequences": True, "advice": True, "advice_bonus": 1e3})
-    game = adapter.make_game(cfg, env)
-    net = make_net(cfg, game)
-    params = init_state(cfg, game, net, make_optimizer(cfg), jax.random.PRNGKey(4)).params
-    step, rule_act = jax.jit(env.step), jax.jit(rule.act)
-    players = [jax.jit(dmc_agent.agent_from_params(env, params, cfg.replace(
-        advice_bonus=b)).act) for b in (1e3, 0.0)]
-    follows, same = 0, [0, 0]
-    for hand in range(2):
-        s = env.init(jax.random.PRNGKey(hand))
-        while not bool(s.terminated):
-            acts = [int(p(params, None, s)) for p in players]
-            if int(s.phase) == tractor.PLAY and int(s.num_in_trick) > 0:
-                want = int(rule_act(rule.params, None, s))
-                follows += 1
-                same = [n + (a == want) for n, a in zip(same, acts)]
-            s = step(s, acts[0])
-    assert follows > 100 and same[0] == follows and same[1] < follows
-    with pytest.raises(ValueError, match="advice_bonus needs"):
-        dmc.Config.for_game("tractor", advice_bonus=0.5)
-    with pytest.raises(ValueError, match="advice_bonus must be >= 0"):
-        dmc.Config.for_game("tractor", advice=True, advice_bonus=-1.0)
-
-
-def test_margin_loss_by_hand():
-    """DQfD's margin: how far the best other candidate plus the margin rises above slot 0."""
-    from cardjax.train.dmc.extensions.imitation import margin_loss
-
-    q = jnp.asarray([[1.0, 0.95, 0.5], [1.0, 0.2, 0.85], [0.0, 3.0, 1.0], [0.0, 3.0, 1.0]])
-    valid = jnp.asarray([[1, 1, 1], [1, 1, 1], [1, 0, 1], [0, 1, 1]], bool)
-    np.testing.assert_allclose(margin_loss(q, valid, 0.1), [0.05, 0.0, 1.1, 0.0], atol=1e-6)
-
-
-@pytest.mark.slow
-def test_imitation_reaches_the_rule_players_follows_on_a_fixed_batch(final_state):
-    """``imitation``: the same games as without it (same params and key), and at every follow
-    with a choice the rule player's card (its row carries the advice flag) first among up to 16
-    legal candidates (none flagged); the learner's imitation loss alone, on a fixed batch of
-    those decisions, brings the network to rank the rule player's card above every other
-    candidate at (nearly) all of them, where it began near chance."""
-    train, state = final_state
-    cfg = dmc.Config.from_dict({**shengji.TRAIN_DEFAULTS, **TINY, "advice": True,
-                                "imitation": 1.0, "imitation_margin": 0.1})
-    key = jax.random.PRNGKey(9)
-    im_train = dmc.make_train(cfg)
-    plain_cfg = cfg.replace(imitation=0.0)
-    params = im_train.init(jax.random.PRNGKey(3)).params
-    ref, _ = jax.device_get(dmc.make_train(plain_cfg).self_play(params, key))
-    im, stats = jax.device_get(im_train.self_play(params, key))
-    for name in ("obs", "action", "target", "weight", "role"):
-        np.testing.assert_array_equal(getattr(ref, name), getattr(im, name))
-    im_action, im_weight = im.extra["im_action"], im.extra["im_weight"]
-    shown = im_weight[..., 0] > 0
-    assert shown.sum() == stats["demonstrations"] > 100
-    assert np.all(im.role[shown] == 3) and np.all(im.weight[shown] > 0)
-    flagged = im_action >= im_train.game.action_features.shape[0] // 2  # the advice copy
-    assert np.all(flagged[..., 0][shown])
-    assert not np.any(flagged[..., 1:][im_weight[..., 1:] > 0])
-    rows = shown.reshape(-1)
-    flat = lambda x: jnp.asarray(x.reshape((-1,) + x.shape[2:])[rows])  # noqa: E731
-    batch = dmc.Batch(flat(im.obs), flat(im.action), flat(im.target),
-                      {"im_action": flat(im_action), "im_weight": flat(im_weight)})
-    heavy = cfg.replace(imitation=1e3)
-    only_imitation = dmc.make_learner(heavy, im_train.game, im_train.net, optax.adam(3e-3),
-                                      dmc.extension.build(heavy.composition, heavy, im_train.game))
-    p = dmc.role_params(params, 3)
-    table = jnp.asarray(im_train.game.action_features)
-
-    def ranked_first(p):
-        q = im_train.net.apply(p, batch.obs, table[batch.extra["im_action"]])
-        others = jnp.where(batch.extra["im_weight"][:, 1:] > 0, q[:, 1:], -jnp.inf)
-        return float(jnp.mean(q[:, 0] > jnp.max(others, axis=1)))
-
-    before = ranked_first(p)
-    opt, weights = optax.adam(3e-3).init(p), jnp.ones(batch.obs.shape[0])
-    update = jax.jit(only_imitation.update)
-    for _ in range(300):
-        p, opt, loss = update(p, opt, batch, weights)
-    assert before < 0.5 and ranked_first(p) >= 0.95
 
 
 def test_pretrained_player_takes_its_bonus_as_a_setting():
@@ -909,27 +717,6 @@ def test_pretrained_player_takes_its_bonus_as_a_setting():
     assert follows > 50 and same[0] == follows and same[1] < follows
     with pytest.raises(ValueError, match="unknown options \\['depth'\\] for a DMC player"):
         cardjax.agents.load(env, "tractor-pretrained:depth=3")
-
-
-@pytest.mark.slow
-def test_self_play_without_forced_decisions(final_state):
-    """``train_forced=False`` plays the same games and weighs the decisions without a choice 0:
-    a hand's last card always, and most declaration decisions (passes with nothing to
-    declare); the decisions it keeps have the same targets."""
-    train, state = final_state
-    cfg = dmc.Config.from_dict({**shengji.TRAIN_DEFAULTS, **TINY, "train_forced": False})
-    key = jax.random.PRNGKey(9)
-    ret, _ = jax.device_get(train.self_play(state.params, key))
-    nf, stats = jax.device_get(dmc.make_train(cfg).self_play(state.params, key))
-    np.testing.assert_array_equal(ret.obs, nf.obs)
-    kept, w = nf.weight > 0, ret.weight > 0
-    assert np.all(w[kept]) and 0.3 < kept.sum() / w.sum() < 0.8
-    np.testing.assert_array_equal(nf.target[kept], ret.target[kept])
-    assert np.all(nf.target[~kept] == 0)
-    last = np.sum(w, axis=0) - 1
-    assert not np.any(kept[last, np.arange(w.shape[1])])
-    declare = w & (ret.role == 0)
-    assert (kept & declare).sum() < 0.2 * declare.sum()
 
 
 @pytest.mark.slow

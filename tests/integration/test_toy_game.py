@@ -18,8 +18,8 @@ import pytest
 import cardjax
 from cardjax import agents
 from cardjax.eval import arena
-from cardjax.nets.dmc import adapter as dmc_adapters
 from conftest import read_metrics, tree_index, wait_for_view
+import toygame
 from toygame import dmc_adapter as toy_dmc
 from toygame import env as toy_rules
 from toygame.spec import SPEC
@@ -34,17 +34,9 @@ TINY = dict(num_envs=4, width=8, depth=1, head_width=8, head_depth=1, minibatch=
 
 @pytest.fixture(scope="module", autouse=True)
 def toy():
-    """The toy game registered (its card and its DMC adapter) for this module; both removed at
-    the end, whatever the tests did."""
-    assert "toy" not in cardjax.GAMES and "toy" not in dmc_adapters.available()
-    cardjax.registry.register(SPEC)
-    dmc_adapters.register(toy_dmc.ADAPTER)
-    try:
-        yield cardjax.make("toy")
-    finally:
-        cardjax.registry.unregister("toy")
-        dmc_adapters.unregister("toy")
-    assert "toy" not in cardjax.GAMES and "toy" not in dmc_adapters.available()
+    """The toy game registered (its card and its DMC adapter) for this module only."""
+    with toygame.registered() as env:
+        yield env
 
 
 def play_out(env, act_a, act_b, keys, batch_states):

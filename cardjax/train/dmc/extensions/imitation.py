@@ -47,13 +47,17 @@ def build(opts: Options, cfg, game, resources) -> Hooks:
     def record(run, s):
         """The loss's candidates: the advised move's row first, then up to ``SLOTS - 1`` other
         legal candidates drawn at random, and which slots hold one (none where nothing is
-        advised or nothing else is legal)."""
+        advised or nothing else is legal; with fewer than ``SLOTS`` candidates, the last
+        slots never do)."""
         valid = s["valid"]
         advice = advised_slots(game, s["states"], s["idx"], valid, s["f_idx"])
         key = jax.random.fold_in(s["k_eps"], 2)  # the games' other draws stay those without it
         u = jax.random.uniform(key, valid.shape)
         priority = jnp.where(valid, u, -1.0) + 2.0 * advice
-        top, slots = jax.lax.top_k(priority, SLOTS)
+        n = min(SLOTS, valid.shape[1])  # a game of fewer candidates: the rest invalid
+        top, slots = jax.lax.top_k(priority, n)
+        top = jnp.pad(top, ((0, 0), (0, SLOTS - n)), constant_values=-1.0)
+        slots = jnp.pad(slots, ((0, 0), (0, SLOTS - n)))
         shown = jnp.any(advice, axis=1) & s["alive"] & (s["count"] > 1)
         return dict(im_action=jnp.take_along_axis(s["f_idx"], slots, axis=1),
                     im_valid=(top >= 0) & shown[:, None])
