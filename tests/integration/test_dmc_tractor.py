@@ -702,18 +702,22 @@ def test_pretrained_player_takes_its_bonus_as_a_setting():
     ``:advice_bonus=0`` its network's own follows differ at some; an unknown setting is refused
     by name."""
     env = cardjax.make("tractor")
-    step = jax.jit(env.step)
+    compiled = get_compiled(env)  # the module's step and init
     rule = cardjax.agents.get(env, "rule")
     players = [cardjax.agents.load(env, w) for w in
                ("tractor-pretrained", "tractor-pretrained:advice_bonus=0")]
-    acts = [jax.jit(p.act) for p in players] + [jax.jit(rule.act)]
-    s, same, follows = env.init(jax.random.PRNGKey(3)), [0, 0], 0
+
+    @jax.jit
+    def acts(params, s):  # the three players in one program: the two share the network's work
+        return [p.act(params, None, s) for p in players] + [rule.act(rule.params, None, s)]
+
+    s, same, follows = compiled.init(jax.random.PRNGKey(3)), [0, 0], 0
     while not bool(s.terminated):
-        a = [int(f(p.params, None, s)) for f, p in zip(acts, players + [rule])]
+        a = [int(x) for x in acts(players[0].params, s)]
         if int(s.phase) == tractor.PLAY and int(s.num_in_trick) > 0:
             follows += 1
             same = [n + (x == a[2]) for n, x in zip(same, a[:2])]
-        s = step(s, a[0])
+        s = compiled.step(s, a[0])
     assert follows > 50 and same[0] == follows and same[1] < follows
     with pytest.raises(ValueError, match="unknown options \\['depth'\\] for a DMC player"):
         cardjax.agents.load(env, "tractor-pretrained:depth=3")

@@ -160,8 +160,17 @@ def _build_table():
             counts[i, r] = k
         types[i] = t
         main[i] = m
-    strings = tuple(_counts_str(row) for row in counts[:-1]) + ("pass",)
-    return strings, counts, types, main
+    return _strings(counts[:-1]) + ("pass",), counts, types, main
+
+
+def _strings(counts: np.ndarray) -> tuple:
+    """The strings of the moves ``counts`` [A, 15], all at once: character ``j`` of a move's
+    string is the first rank whose running count exceeds ``j`` (each rank repeated its count)."""
+    ends = np.cumsum(counts, axis=1)
+    longest = int(ends[:, -1].max())
+    rank = (ends[:, None, :] <= np.arange(longest)[:, None]).sum(axis=2)  # [A, longest]
+    chars = np.frombuffer(RANKS.encode() + b"\0", "S1")[rank]  # past the end: NUL, dropped
+    return tuple(x.decode() for x in chars.view(f"S{longest}").ravel())
 
 
 def _counts_str(row) -> str:
