@@ -209,32 +209,6 @@ def test_self_play_targets_are_each_seats_final_reward(final_state, runs):
     assert last["frames"] == float(w.sum())
 
 
-
-def test_self_play_lambda_zero_targets_are_the_next_q(final_state):
-    """``lam = 0``: a decision's target is the actors' Q of the same seat's next move (3 steps
-    later, same network) where that move was scored, or that move's own target where it was
-    forced (a lone pass: no Q); a seat's last move keeps its final reward."""
-    train, state = final_state
-    cfg = dmc.Config.from_dict({**train.config.to_dict(), "lam": 0.0})
-    lam0 = dmc.make_train(cfg)
-    dec, _ = lam0.self_play(state.params, jax.random.PRNGKey(5))
-    dec = jax.device_get(dec)
-    q = np.zeros(dec.target.shape, np.float32)
-    for r in range(3):  # the rows of step t belong to role t mod 3
-        rows = dec.action[r::3]
-        feats = jnp.asarray(lam0.game.action_features)[rows.reshape(-1)][:, None, :]
-        got = lam0.net.apply(dmc.role_params(state.params, r),
-                             dec.obs[r::3].reshape(rows.size, -1), feats)
-        q[r::3] = np.asarray(got).reshape(rows.shape)
-    for b in range(dec.target.shape[1]):
-        n = int(dec.weight[:, b].sum())
-        last_q = [abs(dec.target[t, b] - q[t + 3, b]) < 1e-5 for t in range(n - 3)]
-        passed = [dec.target[t, b] == dec.target[t + 3, b] for t in range(n - 3)]
-        assert all(a or p for a, p in zip(last_q, passed))
-        assert sum(last_q) > (n - 3) // 2  # most moves have a choice
-        final = dec.target[n - 3:n, b]
-        assert sorted(final / final[0]) in ([-0.5, -0.5, 1.0], [-2.0, 1.0, 1.0])
-
 def test_a_learner_step_lowers_the_loss(final_state):
     train, state = final_state
     buf = jax.tree_util.tree_map(lambda x: x[0], state.buffer)
@@ -416,38 +390,6 @@ def test_pooled_scoring_equals_scoring_every_slot(final_state):
         # when no state has a choice
         need = max(int(part.sum()) for part in np.split(cnt, g))
         assert int(rows) == (6 * next(s for s in sizes if s * 6 // g >= need) if need else 0)
-
-
-def test_a_prior_player_makes_the_decisions_it_is_given():
-    """Warm start (--init_from): with prior_share 1 every decision of iteration 0 is the prior's
-    (the rule player's: its games replay legally to the end), about half of them halfway
-    through prior_iterations, none from then on."""
-    cfg = dmc.Config.from_dict({**douzero.TRAIN_DEFAULTS, **TINY, "k": 512, "init_from": "rule",
-                                "prior_iterations": 4, "prior_share": 1.0, "num_envs": 16})
-    with pytest.raises(ValueError, match="pass the prior player"):
-        dmc.make_train(cfg)  # the trainer loads no player: its caller resolves the word
-    train = dmc.make_train(cfg, prior=cardjax.agents.load(dmc.make_game(cfg).plain_env, "rule"))
-    params = train.init(jax.random.PRNGKey(0)).params
-    key = jax.random.PRNGKey(3)
-    dec, stats = jax.device_get(train.self_play(params, key, jnp.int32(0)))
-    assert stats["prior_rate"] == 1.0
-    env = train.env
-    s = jax.vmap(env.init)(jax.random.split(jax.random.split(key)[0], 16))
-    step = jax.jit(jax.vmap(env.step))
-    for t in range(dec.action.shape[0]):
-        live = ~np.asarray(s.terminated)
-        if not live.any():
-            break
-        legal = np.asarray(jax.vmap(lambda st: st.legal_action_mask)(s))
-        assert legal[np.arange(16), dec.action[t]][live].all()
-        s = step(s, jnp.asarray(dec.action[t]))
-    assert bool(np.all(s.terminated))
-    _, half = jax.device_get(train.self_play(params, key, jnp.int32(2)))
-    assert 0.35 < half["prior_rate"] < 0.65
-    _, later = jax.device_get(train.self_play(params, key, jnp.int32(4)))
-    assert later["prior_rate"] == 0.0
-    with pytest.raises(ValueError, match="go together"):
-        dmc.Config.for_game("doudizhu", init_from="rule")
 
 
 def test_a_run_sits_at_an_auction_table_with_rule_bids(runs):

@@ -5,7 +5,8 @@ are short enough to replay here in plain Python (six cards, three tricks).
 Each program is built once per module and shared: ``BASE`` (trick rewards, the rule player's card
 flagged as advice), ``TRICK`` (the same games, with the ShengJi+ report's per-trick targets,
 counterfactual alternatives from exact rewards and rollouts, and imitation), ``EXACT``
-(counterfactual targets and exact rewards) and ``UNFORCED`` (``train_forced=False``).  Tractor's
+(counterfactual targets and exact rewards), ``UNFORCED`` (``train_forced=False``) and ``LAMBDA0``
+(lambda-returns with ``lam=0``); the prior player's and the oracle's tests build their own.  Tractor's
 own parts of these ideas (its consequence and advice rows, its trick-ending and rollout rewards)
 are tested in ``test_dmc_tractor.py``.
 """
@@ -30,6 +31,7 @@ TRICK = {**BASE, "discount": "trick", "target": "trick", "lam": 1.0, "counterfac
          "rollouts": True, "imitation": 1.0}
 EXACT = {**BASE, "counterfactual": 1.0, "exact_rewards": True}
 UNFORCED = {**BASE, "train_forced": False}
+LAMBDA0 = {**BASE, "lam": 0.0}
 CARDS = toy_rules.NUM_CARDS
 
 
@@ -59,7 +61,7 @@ def played(dmc, params):
     params and key."""
     out = {}
     for name, fields in (("base", BASE), ("trick", TRICK), ("exact", EXACT),
-                         ("unforced", UNFORCED)):
+                         ("unforced", UNFORCED), ("lambda", LAMBDA0)):
         train = dmc.make_train(dmc.Config.for_game("toy", **fields))
         d, stats = jax.device_get(train.self_play(params, jax.random.PRNGKey(9)))
         out[name] = (d, stats, train)
@@ -257,6 +259,78 @@ def test_without_forced_decisions_the_last_trick_is_not_trained(played):
     np.testing.assert_array_equal(unforced.weight[4:], 0.0)
     np.testing.assert_array_equal(unforced.target[4:], 0.0)
     np.testing.assert_array_equal(unforced.target[:4], base.target[:4])
+
+
+def test_lambda_zero_targets_are_the_seats_next_q(played, dmc, params):
+    """``lam = 0``: the same games; a decision's target is its seat's rewards until that seat's
+    next decision, then the actors' Q of that decision where it was a choice, or that decision's
+    own target where it was forced (one card left); a seat's last decision keeps its return."""
+    base, (lam0, _, train) = played["base"][0], played["lambda"]
+    np.testing.assert_array_equal(base.action, lam0.action)
+    table = jnp.asarray(train.game.action_features)
+    T, B = lam0.action.shape
+    q = np.asarray(train.net.apply(dmc.role_params(params, 0), lam0.obs.reshape(T * B, -1),
+                                   table[lam0.action.reshape(-1)][:, None, :])).reshape(T, B)
+    for b, steps in enumerate(games(lam0)):
+        want = returns(steps)
+        for t in reversed(range(6)):
+            seat = steps[t]["seat"]
+            later = [u for u in range(t + 1, 6) if steps[u]["seat"] == seat]
+            if later:
+                u = later[0]
+                rest = q[u, b] if len(steps[u]["hand"]) > 1 else want[u]
+                want[t] = sum(G ** (v - t) * steps[v]["reward"][seat] for v in range(t, u)) \
+                    + G ** (u - t) * rest
+        np.testing.assert_allclose(lam0.target[:, b], want, rtol=1e-5, atol=1e-6)
+
+
+def test_a_prior_player_makes_the_decisions_it_is_given(toy, dmc, params):
+    """Warm start (``init_from``): with ``prior_share`` 1 every decision of iteration 0 is the
+    prior's (the ``low`` player: the lowest card in hand), about half of them halfway through
+    ``prior_iterations``, none from then on.  The trainer loads no player: its caller passes
+    it."""
+    from cardjax import agents
+
+    cfg = dmc.Config.for_game("toy", **{**BASE, "num_envs": 64, "init_from": "low",
+                                        "prior_iterations": 4, "prior_share": 1.0})
+    with pytest.raises(ValueError, match="pass the prior player"):
+        dmc.make_train(cfg)
+    train = dmc.make_train(cfg, prior=agents.load(toy, "low"))
+    key = jax.random.PRNGKey(3)
+    d, stats = jax.device_get(train.self_play(params, key, jnp.int32(0)))
+    assert stats["prior_rate"] == 1.0
+    for steps in games(d):
+        assert all(s["card"] == min(s["hand"]) for s in steps)
+    _, half = jax.device_get(train.self_play(params, key, jnp.int32(2)))
+    assert 0.4 < half["prior_rate"] < 0.6
+    _, later = jax.device_get(train.self_play(params, key, jnp.int32(4)))
+    assert later["prior_rate"] == 0.0
+    with pytest.raises(ValueError, match="go together"):
+        dmc.Config.for_game("toy", init_from="low")
+
+
+def test_oracle_guiding_shows_the_other_hand_to_a_falling_share(toy, dmc):
+    """``oracle_iterations``: the features end with the oracle block, the other seat's hand, at
+    every decision of iteration 0 (where it holds a card), at about half of them halfway, and
+    zeros from then on (the block stays in the network's input)."""
+    cfg = dmc.Config.for_game("toy", **{**BASE, "num_envs": 64, "oracle_iterations": 4})
+    train = dmc.make_train(cfg)
+    params = train.init(jax.random.PRNGKey(3)).params
+    for iteration, share in ((0, 1.0), (2, 0.5), (4, 0.0)):
+        d, stats = jax.device_get(train.self_play(params, jax.random.PRNGKey(4),
+                                                  jnp.int32(iteration)))
+        assert d.obs.shape[-1] == toy_rules.OBS_SIZE + CARDS and stats["oracle_shown"] == share
+        shown = 0
+        for b, steps in enumerate(games(d)):
+            for s in steps:
+                block = d.obs[s["t"], b, toy_rules.OBS_SIZE:] > 0
+                assert not block.any() or set(np.flatnonzero(block)) == s["other"], (b, s["t"])
+                shown += bool(block.any())
+        held = 5 * 64  # decisions where the other seat holds a card: all but the last
+        if share in (0.0, 1.0):
+            assert shown == share * held
+        else:
+            assert 0.4 < shown / held < 0.6
 
 
 def test_an_advice_bonus_makes_the_players_moves_the_rule_players(toy, dmc, params):
