@@ -261,10 +261,13 @@ def _random_throw_hands(key):
             start = TL.lead_start(s)
             mask = THROWS.legal_mask(s)[TL.THROW0:] & start
             safe = TL.throw_safe(s) & mask
-            # each safe throw, stepped from here: does it stand?
-            stood = jax.vmap(lambda a: jnp.all(
-                THROWS.step(s, TL.THROW0 + a).trick[s.current_player]
-                == TL.lead_cards(s, TL.THROW0 + a, True)))(jnp.arange(TL.NUM_THROWS))
+            # each throw stepped from here (does a safe one stand?), and the random move played:
+            # one step in the program, vmapped over the eleven actions
+            moves = jnp.append(TL.THROW0 + jnp.arange(TL.NUM_THROWS),
+                               THROWS.random_action(k1, s))
+            after = jax.vmap(lambda a: THROWS.step(s, a))(moves)
+            stood = jnp.all(after.trick[:TL.NUM_THROWS, s.current_player]
+                            == jax.vmap(lambda a: TL.lead_cards(s, a, True))(moves[:-1]), axis=1)
             # one unit by the pair runs alone, as unit_of names it
             cards = TL.throw_cards(s)
             named = jax.vmap(lambda c: TL.unit_of(s, c) >= 0)(cards)
@@ -272,7 +275,7 @@ def _random_throw_hands(key):
             differ = jnp.sum((named != quick) & (jnp.sum(cards, axis=1) > 0) & start)
             st = st + jnp.stack([jnp.sum(mask), jnp.sum(mask[:5]), jnp.sum(safe),
                                  jnp.sum(safe & ~stood), differ])
-            return THROWS.step(s, THROWS.random_action(k1, s)), k, st
+            return jax.tree_util.tree_map(lambda x: x[-1], after), k, st
 
         return jax.lax.while_loop(lambda c: ~c[0].terminated, body,
                                   (s, key, jnp.zeros(5, jnp.int32)))[2]
