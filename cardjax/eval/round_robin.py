@@ -176,15 +176,32 @@ def epsilon_text(rr: RoundRobin) -> str:
     return text
 
 
+LABEL = 24  # the longest player word the heat map writes on its axes whole
+
+
+def axis_labels(names) -> tuple[list, str]:
+    """The heat map's tick labels and its key: the names themselves when each fits in
+    :data:`LABEL` characters, else numbered short labels (``"1. pimc:worlds=8,value=scr…"``) and a
+    key of the whole words, one a line (``""`` when not needed)."""
+    names = list(names)
+    if all(len(x) <= LABEL for x in names):
+        return names, ""
+    short = [x if len(x) <= LABEL else x[:LABEL - 1] + "…" for x in names]
+    return ([f"{i + 1}. {x}" for i, x in enumerate(short)],
+            "\n".join(f"{i + 1}. {x}" for i, x in enumerate(names)))
+
+
 def to_table(rr: RoundRobin) -> str:
     """The matrix as aligned text: row i, column j holds ξ_ij ± its standard error; a last
-    column the row's mean over its opponents; then ε."""
+    column the row's mean over its opponents; then ε (and, where player words are long, the
+    key of their numbered labels, :func:`axis_labels`)."""
     digits = _decimals(rr)
     n = len(rr.names)
     games = rr.matches[0]["games"] if rr.matches else 0
-    header = ["", *rr.names, "mean"]
+    labels, key = axis_labels(rr.names)
+    header = ["", *labels, "mean"]
     rows = [header]
-    for i, name in enumerate(rr.names):
+    for i, name in enumerate(labels):
         cells = [name]
         for j in range(n):
             cells.append("·" if i == j else _cell(rr, i, j, digits, " "))
@@ -198,7 +215,7 @@ def to_table(rr: RoundRobin) -> str:
                                + [c.rjust(w) for c, w in zip(r[1:], widths[1:])]).rstrip())
     lines.append(f"intransitivity (ScrofaZero eq. 17; 0 transitive, 1 rock-paper-scissors): "
                  f"{epsilon_text(rr)}")
-    return "\n".join(lines)
+    return "\n".join(lines + ([key] if key else []))
 
 
 def _num(x: float):
@@ -225,7 +242,9 @@ def to_json(rr: RoundRobin) -> dict:
 
 def heatmap(rr: RoundRobin, path: str) -> None:
     """Write the matrix as a PNG heat map: ξ_ij coloured (blue: the row wins, red: it loses)
-    and written in each cell with its standard error; the title names the game, deals and ε."""
+    and written in each cell with its standard error; the title names the game, deals and ε;
+    long player words are numbered on the axes and written whole under the figure
+    (:func:`axis_labels`)."""
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -247,11 +266,14 @@ def heatmap(rr: RoundRobin, path: str) -> None:
             strong = abs(rr.scores[i, j]) > 0.6 * vmax
             ax.text(j, i, _cell(rr, i, j, digits, "\n"), ha="center", va="center", fontsize=9,
                     color="white" if strong else "black")
-    ax.set_xticks(range(n), labels=list(rr.names), rotation=30, ha="right")
-    ax.set_yticks(range(n), labels=list(rr.names))
+    labels, key = axis_labels(rr.names)
+    ax.set_xticks(range(n), labels=labels, rotation=30, ha="right")
+    ax.set_yticks(range(n), labels=labels)
     ax.set_xlabel("opponent (column)")
     ax.set_ylabel("player (row)")
     fig.colorbar(image, ax=ax, label="ξ: row's mean score per game")
     ax.set_title(f"{rr.game}: round robin, {rr.deals} deals, seed {rr.seed}\n{epsilon_text(rr)}")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    if key:  # the whole words under the figure (the saved box grows to hold them)
+        fig.text(0.02, 0.0, key, fontsize=8, va="top", ha="left", family="monospace")
+    fig.savefig(path, dpi=100, bbox_inches="tight")

@@ -150,6 +150,22 @@ def test_reports(rr, tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
 
 
+def test_long_player_words_are_numbered_on_the_heat_maps_axes_and_written_under_it():
+    short = ["greed", "if"]
+    assert rrmod.axis_labels(short) == (short, "")
+    long = "pimc:worlds=8,value=scrofazero-pretrained,candidates=13"
+    labels, key = rrmod.axis_labels([long, "greed"])
+    assert labels == ["1. pimc:worlds=8,value=scr…", "2. greed"]
+    assert key == f"1. {long}\n2. greed"
+    assert all(len(x) <= rrmod.LABEL + 3 for x in labels)
+    rr = rrmod.RoundRobin("toy", (long, "greed"), np.array([[0.0, 1.5], [-1.5, 0.0]]),
+                          np.array([[0.0, 0.5], [0.5, 0.0]]), 4, 0, float("nan"), float("nan"),
+                          None, [])
+    table = rrmod.to_table(rr).splitlines()
+    assert table[1].split() == ["1.", "pimc:worlds=8,value=scr…", "2.", "greed", "mean"]
+    assert table[-2:] == [f"1. {long}", "2. greed"]
+
+
 def test_round_robin_needs_two_players(mini):
     with pytest.raises(ValueError, match="at least 2"):
         rrmod.round_robin(mini, {"low": LOW}, deals=2, progress=False)
