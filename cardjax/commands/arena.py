@@ -24,6 +24,13 @@ hand).  ``--json`` prints one JSON object (at least ``mean``, ``stderr``, ``game
     cardjax arena --a runs/scrofazero --b greed --deals 128
     cardjax arena --a runs/scrofazero --b greed --sampling uniform --no-iec
 
+``--paired OPPONENT`` plays A and B each against OPPONENT on the same deals and prints A's score
+less B's deal by deal, with the standard error of the per-deal differences (the deals' own luck
+cancels; ``cardjax.eval.arena.paired_match``):
+
+    cardjax arena --game gongzhu --a pimc:worlds=8,inference=RUN --b pimc:worlds=8 \
+        --paired greed --deals 512 --seed 5353
+
 ``--round-robin greed if random`` (at least 2 players, no --a or --b) plays every pair on the
 same deals and prints the matrix of mean scores and the ScrofaZero paper's intransitivity ε
 (``cardjax.eval.round_robin``; ``--json`` for one JSON object, ``--png PATH`` for a heat map):
@@ -70,6 +77,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     trained.add_argument("--play_b", type=int, default=10,
                          help="simulations per world = play_b + 2 x legal moves")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--paired", metavar="OPPONENT", default=None,
+                        help="A and B each against OPPONENT (a player as for --a) on the same "
+                        "deals, and A's score less B's deal by deal, with its paired standard "
+                        "error")
     rr = parser.add_argument_group("round robin")
     rr.add_argument("--round-robin", metavar="SPEC", nargs="+", default=None,
                     help="players (at least 2, each as for --a): play every "
@@ -80,7 +91,14 @@ def parse_args(argv=None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     names = agents.baselines(args.game)
     if args.round_robin is not None or args.png is not None:
+        if args.paired is not None:
+            parser.error("--paired plays --a and --b against one opponent; --round-robin "
+                         "plays every pair: choose one")
         return round_robin_args(parser, args, names)
+    if args.paired is not None:
+        if args.a is None or args.b is None:
+            parser.error("--paired compares two players: give both --a and --b")
+        check_spec(parser, "--paired", args.paired, names, args.game)
     if args.b is None:
         args.b = "random"
     if args.a is None:
@@ -172,6 +190,8 @@ def main(argv=None) -> dict:
 
     if args.round_robin is not None:
         return play_round_robin(args, env, agent)
+    if args.paired is not None:
+        return play_paired(args, env, agent)
     result = arena.duplicate_match(
         env, agent(args.a), agent(args.b), deals=args.deals, seed=args.seed,
         batch=args.batch, progress=not args.no_progress,
@@ -195,3 +215,25 @@ def play_round_robin(args, env, agent) -> dict:
     print(json.dumps(result) if args.json else round_robin.to_table(rr))
     sys.stdout.flush()
     return result
+
+
+def play_paired(args, env, agent) -> dict:
+    """``--paired OPPONENT``: A and B each against it on the same deals; prints each match's
+    line and the paired difference (or one JSON object without the per-deal lists)."""
+    r = arena.paired_match(env, agent(args.a), agent(args.b), agent(args.paired),
+                           deals=args.deals, seed=args.seed, batch=args.batch,
+                           progress=not args.no_progress)
+    d = r["difference"]
+    if args.json:
+        drop = ("per_deal", "per_game", "per_game_outcome")
+        print(json.dumps({"a": {k: v for k, v in r["a"].items() if k not in drop},
+                          "b": {k: v for k, v in r["b"].items() if k not in drop},
+                          "opponent": args.paired, "difference": d}))
+    else:
+        for side in ("a", "b"):
+            match = argparse.Namespace(game=args.game, a=getattr(args, side), b=args.paired)
+            print(summary_line(match, r[side]))
+        print(f"{args.a} - {args.b}, paired over {d['deals']} deals (both against "
+              f"{args.paired}): {d['mean']:+.3f} +- {d['stderr']:.3f} per deal")
+    sys.stdout.flush()
+    return r

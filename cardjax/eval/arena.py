@@ -271,3 +271,19 @@ def duplicate_match(env, a: Agent, b: Agent, deals: int, seed: int = 0, batch: i
         if plan.outcome is not None:
             result["per_game_outcome"] = {k: v.tolist() for k, v in extra.items()}
     return result
+
+
+def paired_match(env, a: Agent, b: Agent, opponent: Agent, deals: int, seed: int = 0,
+                 batch: int = 128, progress: bool = True) -> dict:
+    """A and B each against ``opponent``, on the same deals (one ``seed``), and A's score less
+    B's deal by deal: does A beat the opponent by more than B does?  Returns ``{"a": ..., "b":
+    ..., "difference": {"mean", "stderr", "deals"}}``, the two matches as
+    :func:`duplicate_match` returns them (``per_deal`` included).  The difference's standard
+    error is that of the per-deal differences: the luck of a deal, which both matches share,
+    cancels as far as the two players' scores move together from deal to deal."""
+    ra, rb = (duplicate_match(env, x, opponent, deals=deals, seed=seed, batch=batch,
+                              progress=progress, per_deal=True) for x in (a, b))
+    d = np.asarray(ra["per_deal"]) - np.asarray(rb["per_deal"])
+    stderr = float(d.std(ddof=1) / np.sqrt(deals)) if deals > 1 else float("nan")
+    return {"a": ra, "b": rb,
+            "difference": {"mean": float(d.mean()), "stderr": stderr, "deals": deals}}

@@ -266,6 +266,39 @@ def test_mini_match_reports_win_rates():
     assert r["mean"] == pytest.approx(2 * r["wp_a"] - 1)
 
 
+def test_a_paired_match_is_the_two_matches_deal_by_deal():
+    """A and B each against one opponent on the same deals: the difference is A's per-deal score
+    less B's, its standard error that of those differences; the same player twice differs by
+    exactly 0 on every deal."""
+    env = cardjax.make("mini_doudizhu")
+    r = arena.paired_match(env, LOW, HIGH, HIGH, deals=16, seed=1, batch=16, progress=False)
+    d = np.asarray(r["a"]["per_deal"]) - np.asarray(r["b"]["per_deal"])
+    assert r["a"]["b"] == r["b"]["b"] == HIGH.name and r["a"]["seed"] == r["b"]["seed"] == 1
+    assert r["difference"]["deals"] == 16 and np.any(d != 0)
+    assert r["difference"]["mean"] == pytest.approx(r["a"]["mean"] - r["b"]["mean"])
+    assert r["difference"]["mean"] == pytest.approx(d.mean())
+    assert r["difference"]["stderr"] == pytest.approx(np.std(d, ddof=1) / 4)
+    same = arena.paired_match(env, LOW, LOW, HIGH, deals=16, seed=1, batch=16, progress=False)
+    assert same["difference"] == {"mean": 0.0, "stderr": 0.0, "deals": 16}
+
+
+def test_cli_paired(capsys):
+    out = cli.main(["--game", "mini_doudizhu", "--a", "random", "--b", "random", "--paired",
+                    "random", "--deals", "4", "--batch", "4", "--seed", "3", "--json",
+                    "--no-progress"])
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["difference"] == out["difference"] == {"mean": 0.0, "stderr": 0.0, "deals": 4}
+    assert printed["opponent"] == "random" and "per_deal" not in printed["a"]
+    assert printed["a"]["mean"] == out["a"]["mean"] == printed["b"]["mean"]
+    for argv, message in ((["--a", "random", "--paired", "greed"], "give both --a and --b"),
+                          (["--round-robin", "greed", "if", "--paired", "greed"], "choose one"),
+                          (["--a", "greed", "--b", "if", "--paired", "nobody"],
+                           "--paired: unknown agent 'nobody'")):
+        with pytest.raises(SystemExit):
+            cli.parse_args(argv)
+        assert message in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------------------------- Tractor
 def test_cli_tractor_defaults_to_the_rule_player_and_prints_its_metrics():
     # the match itself is played in tests/unit/test_agents_tractor.py; this checks the CLI plumbing
