@@ -5,10 +5,10 @@ are short enough to replay here in plain Python (six cards, three tricks).
 Each program is built once per module and shared: ``BASE`` (trick rewards, the rule player's card
 flagged as advice), ``TRICK`` (the same games, with the ShengJi+ report's per-trick targets,
 counterfactual alternatives from exact rewards and rollouts, and imitation), ``EXACT``
-(counterfactual targets and exact rewards), ``UNFORCED`` (``train_forced=False``) and ``LAMBDA0``
-(lambda-returns with ``lam=0``); the prior player's and the oracle's tests build their own.  Tractor's
-own parts of these ideas (its consequence and advice rows, its trick-ending and rollout rewards)
-are tested in ``test_dmc_tractor.py``.
+(counterfactual targets and exact rewards), ``UNFORCED`` (``train_forced=False``) and
+``LAMBDA0`` (lambda-returns with ``lam=0``); the prior player's and the oracle's tests build
+their own.  Tractor's own parts of these ideas (its consequence and advice rows, its
+trick-ending and rollout rewards) are tested in ``test_dmc_tractor.py``.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import numpy as np
 import optax
 import pytest
 
+from cardjax.train import dmc
 from conftest import assert_update_lowers_loss
 import toygame
 from toygame import env as toy_rules
@@ -43,20 +44,13 @@ def toy():
 
 
 @pytest.fixture(scope="module")
-def dmc():
-    from cardjax.train import dmc
-
-    return dmc
-
-
-@pytest.fixture(scope="module")
-def params(dmc):
+def params():
     """Untrained networks of the ``BASE`` shapes (every program here reads the same features)."""
     return dmc.make_train(dmc.Config.for_game("toy", **BASE)).init(jax.random.PRNGKey(3)).params
 
 
 @pytest.fixture(scope="module")
-def played(dmc, params):
+def played(params):
     """``{name: (decisions, stats, train)}``: one self-play batch of each program, from the same
     params and key."""
     out = {}
@@ -149,7 +143,7 @@ def test_trick_target_is_the_rest_of_the_trick_and_the_discounted_outcome(played
     assert np.any(np.abs(trick.target - base.target) > 0.01)
 
 
-def test_counterfactual_alternatives_move_the_target_by_their_own_trick_reward(played, dmc):
+def test_counterfactual_alternatives_move_the_target_by_their_own_trick_reward(played):
     """``counterfactual`` with ``rollouts``: at a follow before the last trick every other card
     in hand is trained, its target the taken card's moved by the difference of their exact trick
     rewards; at a lead before the last trick the same, with the trick reward when the other seat
@@ -183,8 +177,7 @@ def test_counterfactual_alternatives_move_the_target_by_their_own_trick_reward(p
     assert_update_lowers_loss(train, state, 0, batch)
 
 
-def test_imitation_shows_the_rule_players_card_first_and_its_loss_ranks_it_first(played, dmc,
-                                                                                  params):
+def test_imitation_shows_the_rule_players_card_first_and_its_loss_ranks_it_first(played, params):
     """``imitation``: at every decision with a choice (the first two tricks) the rule player's
     card (its row flagged) first, then the other cards in hand; the large-margin loss alone, on a
     fixed batch of those decisions, brings the network to rank the rule player's card first at
@@ -261,7 +254,7 @@ def test_without_forced_decisions_the_last_trick_is_not_trained(played):
     np.testing.assert_array_equal(unforced.target[:4], base.target[:4])
 
 
-def test_lambda_zero_targets_are_the_seats_next_q(played, dmc, params):
+def test_lambda_zero_targets_are_the_seats_next_q(played, params):
     """``lam = 0``: the same games; a decision's target is its seat's rewards until that seat's
     next decision, then the actors' Q of that decision where it was a choice, or that decision's
     own target where it was forced (one card left); a seat's last decision keeps its return."""
@@ -284,7 +277,7 @@ def test_lambda_zero_targets_are_the_seats_next_q(played, dmc, params):
         np.testing.assert_allclose(lam0.target[:, b], want, rtol=1e-5, atol=1e-6)
 
 
-def test_a_prior_player_makes_the_decisions_it_is_given(toy, dmc, params):
+def test_a_prior_player_makes_the_decisions_it_is_given(toy, params):
     """Warm start (``init_from``): with ``prior_share`` 1 every decision of iteration 0 is the
     prior's (the ``low`` player: the lowest card in hand), about half of them halfway through
     ``prior_iterations``, none from then on.  The trainer loads no player: its caller passes
@@ -309,7 +302,7 @@ def test_a_prior_player_makes_the_decisions_it_is_given(toy, dmc, params):
         dmc.Config.for_game("toy", init_from="low")
 
 
-def test_oracle_guiding_shows_the_other_hand_to_a_falling_share(toy, dmc):
+def test_oracle_guiding_shows_the_other_hand_to_a_falling_share(toy):
     """``oracle_iterations``: the features end with the oracle block, the other seat's hand, at
     every decision of iteration 0 (where it holds a card), at about half of them halfway, and
     zeros from then on (the block stays in the network's input)."""
@@ -333,7 +326,7 @@ def test_oracle_guiding_shows_the_other_hand_to_a_falling_share(toy, dmc):
             assert 0.4 < shown / held < 0.6
 
 
-def test_an_advice_bonus_makes_the_players_moves_the_rule_players(toy, dmc, params):
+def test_an_advice_bonus_makes_the_players_moves_the_rule_players(toy, params):
     """``advice_bonus``: added to the Q of the advised card when choosing.  A large one makes an
     untrained network's every move the rule player's; none makes some differ; the bonus needs a
     game with advice, and must be >= 0."""
