@@ -49,15 +49,22 @@ def action_table() -> np.ndarray:
                            cards[:, None] > np.arange(toy.NUM_CARDS - 1)[None, :]], axis=1)
 
 
-def trick_rewards(state, trick_reward: float):
+def trick_swing(prev, nxt):
+    """float32[2]: +1 to the seat that took a trick in the step ``prev`` -> ``nxt``, -1 to the
+    other, 0 where the step ended no trick (the env's own rule says who took it)."""
+    took = nxt.tricks - prev.tricks
+    return jnp.where(jnp.any(took > 0), 2 * took - 1, 0).astype(jnp.float32)
+
+
+def trick_rewards(env, state, trick_reward: float):
     """``(reward float32[8], exact bool[8])``: at a follow before the game's last trick (whose
     step also pays the win), each legal card's step reward for the acting seat: it takes the
-    trick (+) or gives it away (-)."""
-    cards = jnp.arange(toy.NUM_CARDS)
+    trick (+) or gives it away (-), each card stepped."""
     follow = (state.table >= 0) & (state.step_count < 2 * toy.TRICKS - 1)
-    reward = jnp.where(cards > state.table, trick_reward, -trick_reward)
+    swing = jax.vmap(lambda c: trick_swing(state, env.step(state, c)))(jnp.arange(toy.NUM_CARDS))
     exact = follow & state.legal_action_mask & ~state.terminated
-    return jnp.where(exact, reward, 0.0).astype(jnp.float32), exact
+    reward = trick_reward * swing[:, state.current_player]
+    return jnp.where(exact, reward, 0.0), exact
 
 
 def rollout_rewards(env, state, trick_reward: float):
@@ -68,9 +75,9 @@ def rollout_rewards(env, state, trick_reward: float):
 
     def answered(card):
         nxt = env.step(state, card)
-        return jnp.where(rule_move(nxt) > card, -trick_reward, trick_reward)
+        return trick_swing(state, env.step(nxt, rule_move(nxt)))[state.current_player]
 
-    reward = jax.vmap(answered)(jnp.arange(toy.NUM_CARDS)).astype(jnp.float32)
+    reward = trick_reward * jax.vmap(answered)(jnp.arange(toy.NUM_CARDS))
     valid = applies & state.legal_action_mask
     return jnp.where(valid, reward, 0.0), valid
 
@@ -100,8 +107,7 @@ def make_game(cfg=None, env=None) -> Game:
         return jnp.arange(toy.NUM_CARDS) + toy.NUM_CARDS * advice(state)
 
     def step_rewards(prev, nxt):
-        took = nxt.tricks - prev.tricks
-        return nxt.rewards + opts.trick_reward * jnp.where(jnp.any(took > 0), 2 * took - 1, 0)
+        return nxt.rewards + opts.trick_reward * trick_swing(prev, nxt)
 
     def tick(prev, nxt):  # a trick ended
         return (prev.table >= 0) & ~prev.terminated
@@ -116,7 +122,7 @@ def make_game(cfg=None, env=None) -> Game:
                 step_rewards=step_rewards, oracle=oracle if cfg is not None and cfg.oracle
                 else None, tick=tick, final_reward=final_reward,
                 action_rows=action_rows if opts.advice else None,
-                counterfactual=lambda s: trick_rewards(s, opts.trick_reward),
+                counterfactual=lambda s: trick_rewards(env, s, opts.trick_reward),
                 advice=advice if opts.advice else None,
                 advised_from=toy.NUM_CARDS if opts.advice else None,
                 rollout=(lambda s: rollout_rewards(env, s, opts.trick_reward))
