@@ -4,7 +4,7 @@ inference=RUN_DIR)``.
 
 Worlds: without ``inference``, uniform over the information set, drawn exactly
 (``cardjax.inference.worlds.sampler``; the paper's NI player); a game that does not describe its
-hidden cards (Tractor, Mini Dou Di Zhu) uses ``env.sample_hidden``.  With ``inference`` (an
+hidden cards (Mini Dou Di Zhu), and Tractor while the cards are dealt, use ``env.sample_hidden``.  With ``inference`` (an
 ``experiments/inference.py`` run directory of the same game, or its artifact), in proportion to
 its best network's predictions (the paper's equation 1; :mod:`cardjax.agents.world_sources`).
 ``inference="oracle"`` cheats: every world is the true state (the TSSR oracle; the most any
