@@ -80,13 +80,15 @@ T0=$(date +%s)
 now() { echo $(($(date +%s) - T0)); }
 say() { echo "$*" | tee -a "$SUMMARY"; }
 
+# JAX's version and devices from one process (its error's last line if it fails)
+JAX_INFO=$($PY -c "import jax; d = jax.devices(); print('jax', jax.__version__, d)
+print(f'{len(d)} x {d[0].device_kind}')" 2>&1) && DEVICE=$(echo "$JAX_INFO" | tail -n 1)
 : >"$SUMMARY"
 { date -u; echo "lease.sh $MINUTES min, budget $TOTAL s, players: $PLAYERS, seed $SEED"
   nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null || echo "no GPU"
   git log -1 --format='commit %h %s' 2>/dev/null
-  $PY -c "import jax; print('jax', jax.__version__, jax.devices())" 2>&1 | tail -1
+  echo "$JAX_INFO" | grep -m 1 '^jax ' || echo "$JAX_INFO" | tail -n 1
 } | tee -a "$SUMMARY"
-DEVICE=$($PY -c "import jax; d=jax.devices(); print(f'{len(d)} x {d[0].device_kind}')" 2>/dev/null)
 
 timed() {  # timed LIMIT LOG COMMAND...: run under LIMIT seconds; prints rc and seconds
     local limit=$1 log=$2; shift 2
