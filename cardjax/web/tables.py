@@ -128,7 +128,8 @@ class Tables:
             while not self.stopped.wait(every):
                 self.reap()
 
-        self.reaper = threading.Thread(target=loop, name="table-reaper", daemon=True)
+        # not named like a table's thread (LiveTable.THREAD): workers() lists those alone
+        self.reaper = threading.Thread(target=loop, name="tables-reaper", daemon=True)
         self.reaper.start()
 
     def stop(self, wait: float = 0.0) -> int:

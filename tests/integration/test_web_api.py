@@ -23,7 +23,7 @@ from cardjax.play.record import replay  # noqa: E402
 from cardjax.web import words  # noqa: E402
 from cardjax.web.app import create_app  # noqa: E402
 from cardjax.web.limits import MAX_BODY, QUOTE, shown  # noqa: E402
-from cardjax.web.tables import Tables  # noqa: E402
+from cardjax.web.tables import Tables, workers  # noqa: E402
 from conftest import wait_for_view  # noqa: E402
 
 
@@ -355,6 +355,9 @@ def test_idle_tables_are_reaped_and_polled_ones_kept():
         assert live.closed.is_set()
         time.sleep(0.3)
         assert not live.working  # its worker stopped
+        # the reaper is not a table's thread: a server stopping (and the tests' end) waits for
+        # the moves being computed, never for a reaper that runs until its Tables stops
+        assert tables.reaper.is_alive() and tables.reaper not in workers()
     finally:
         tables.stop()
     assert tables.tables == {}
