@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import gc
 import os
 import pathlib
 import subprocess
@@ -87,6 +88,9 @@ def test_scrambled_config_resumes_from_the_one_before(straight, tmp_path, capsys
     same_metrics(straight, out)
 
 
+# orbax leaves its reads of the truncated arrays unawaited when one fails; collected, each says
+# "Exception ignored" (a warning pytest pins on whichever test is running then)
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_no_intact_checkpoint_is_one_line_and_touches_nothing(tmp_path):
     out = stopped_at_2(tmp_path)
     for it in (1, 2):
@@ -96,6 +100,7 @@ def test_no_intact_checkpoint_is_one_line_and_touches_nothing(tmp_path):
                        r"the run directory is unchanged"):
         gongzhu_dmc.main(["--out", out, "--iterations", "3", "--resume", "--no-progress"])
     assert snapshot(out) == before
+    gc.collect()  # here, not in a later test
 
 
 def test_resume_needs_a_run(tmp_path):
