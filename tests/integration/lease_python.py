@@ -15,7 +15,6 @@ calls): the test parses every recorded call with the command's own parser afterw
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import json
 import os
 import shutil
@@ -38,9 +37,9 @@ def flag(flags, name, default=None):
 
 
 def shipped(name):
-    """A shipped player's directory, found without importing the package."""
-    package = importlib.util.find_spec("cardjax").submodule_search_locations[0]
-    return os.path.join(package, "agents", "pretrained", name)
+    """A shipped player's directory, in ``$LEASE_SHIPPED`` (the test passes
+    ``cardjax.agents.pretrained.DIRECTORY``: the package is not imported here)."""
+    return os.path.join(os.environ["LEASE_SHIPPED"], name)
 
 
 def parse_call(call):

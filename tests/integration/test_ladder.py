@@ -108,7 +108,7 @@ def _lease(tmp_path, players, parse=True, **extra):
     out, calls = tmp_path / "lease", tmp_path / "calls.jsonl"
     stub = os.path.join(ROOT, "tests", "integration", "lease_python.py")
     env = {**os.environ, "LEASE_TINY": "1", "LEASE_PLAYERS": players, "OUT": str(out),
-           "LEASE_CALLS": str(calls), "LEASE_SEED": "777",
+           "LEASE_CALLS": str(calls), "LEASE_SEED": "777", "LEASE_SHIPPED": pretrained.DIRECTORY,
            "PYTHON": f"{sys.executable} {stub}", **extra}
     r = subprocess.run(["bash", os.path.join(ROOT, "benchmarks", "lease.sh"), "0.2"], env=env,
                        capture_output=True, text=True, timeout=300)

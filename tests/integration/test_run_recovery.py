@@ -4,9 +4,9 @@ mistake.  Gongzhu DMC at the tiny sizes of tests/integration/test_dmc_gongzhu.py
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
-import gc
 import os
 import pathlib
 import subprocess
