@@ -84,7 +84,10 @@ def main(argv=None) -> dict:
     if len(specs) not in (1, env.num_players):
         raise SystemExit(f"error: --players: one player or {env.num_players} (one per seat) for "
                          f"{game}, got {len(specs)}")
-    lineup = [_agent(env, s) for s in (specs * env.num_players if len(specs) == 1 else specs)]
+    # one player per distinct spec: the recorder plays each distinct player once a step, and a
+    # spec loaded twice is two players (two copies of it in the program)
+    loaded = {s: _agent(env, s) for s in dict.fromkeys(specs)}
+    lineup = [loaded[s] for s in (specs * env.num_players if len(specs) == 1 else specs)]
     try:
         writer = corpus.CorpusWriter(args.out, env, {"players": list(specs), "seed": seed},
                                      args.chunk, resume=args.resume)
