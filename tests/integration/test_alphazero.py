@@ -60,7 +60,9 @@ def test_search_targets_softmax_of_child_values():
                             child_team_values=jnp.zeros((5, 2)),
                             child_visits=jnp.array([0, 2, 1, 0, 3]),
                             root_value=jnp.array([20.0, -20.0]), tree=None)
-    policy, value = alphazero.search_targets(out, jnp.int32(1), beta=0.05)
+    # jitted, as the trainer calls it: one compile instead of one per operation
+    targets = jax.jit(alphazero.search_targets, static_argnames="beta")
+    policy, value = targets(out, jnp.int32(1), beta=0.05)
     e = np.exp(0.05 * np.array([10.0, -30.0, 50.0]))
     np.testing.assert_allclose(policy, [0, e[0] / e.sum(), e[1] / e.sum(), 0, e[2] / e.sum()],
                                rtol=1e-5)
@@ -82,7 +84,8 @@ def test_zero_weight_rows_do_not_count(tiny):
     train, state, pos, _ = tiny
     batch = jax.tree_util.tree_map(lambda x: jnp.asarray(x).reshape((-1,) + x.shape[2:]), pos)
     n = batch.value.shape[0]
-    weights = jnp.arange(n) < n // 2
+    # 0/1 floats, as the trainer weighs its rows: the loss compiled for the test above serves
+    weights = (jnp.arange(n) < n // 2).astype(jnp.float32)
     half = jax.tree_util.tree_map(lambda x: x[: n // 2], batch)
     full, _ = train.loss(state.params, batch, weights)
     ref, _ = train.loss(state.params, half, jnp.ones(n // 2))
@@ -164,7 +167,7 @@ def run1(tmp_path_factory):
     return out
 
 
-def test_a_run_holds_its_player(run1, gongzhu):
+def test_a_run_holds_its_player(run1, gongzhu, gz):
     """The evaluation wrote the run's player (an artifact): the checkpoint's network, loaded
     without the trainer, that values positions as the network restored through the trainer."""
     from cardjax import agents, artifact
@@ -184,14 +187,16 @@ def test_a_run_holds_its_player(run1, gongzhu):
     for x, y in zip(jax.tree_util.tree_leaves(old), jax.tree_util.tree_leaves(art.params)):
         np.testing.assert_array_equal(np.asarray(x), y)
     assert artifact.from_run(run1).meta["params_sha256"] == art.meta["params_sha256"]
-    state = gongzhu.init(jax.random.PRNGKey(5))
-    value = player.value_from_artifact(gongzhu, art)
+    state = gz.init(jax.random.PRNGKey(5))
+    # the values jitted, as a search calls them: one compile each instead of one per operation
+    value = jax.jit(player.value_from_artifact(gongzhu, art))
     net = alphazero.make_net(cfg)
     np.testing.assert_allclose(
         np.asarray(value(art.params, state)),
-        np.asarray(oracle_value_fn(gongzhu, net.apply, old)(state)), rtol=1e-6)
+        np.asarray(jax.jit(lambda p, s: oracle_value_fn(gongzhu, net.apply, p)(s))(old, state)),
+        rtol=1e-6)
     value_fn, params = agents.load_value(gongzhu, run1)  # a search's leaf value
-    np.testing.assert_array_equal(np.asarray(value_fn(params, state)),
+    np.testing.assert_array_equal(np.asarray(jax.jit(value_fn)(params, state)),
                                   np.asarray(value(art.params, state)))
     loaded = agents.load(gongzhu, run1, worlds=2)
     assert loaded.name == "scrofazero"
@@ -219,19 +224,29 @@ def test_cli_rejects_bad_flags(flag, capsys):
     assert "error" in capsys.readouterr().err
 
 
+# The config of the two-device runs below.  Two simulations a move (b = 2, k = 0), not
+# 2 x legal moves: the search's tree walks are while loops whose condition every device must
+# agree on, one all-reduce between the processes of a multi-host run per turn of the loop.
+SHARDED = {"num_envs": 4, "width": 16, "depth": 1, "minibatch": 64, "b": 2, "k": 0}
+
+
 @pytest.mark.slow
 def test_sharded_step_matches_single_device():
-    """The step on a 4-device mesh (forced CPU devices) equals the unsharded step."""
-    code = """
+    """The step on a 2-device mesh (forced CPU devices) equals the unsharded step.  The sharded
+    step goes to the compile cache, where the one-host run of the multi-host test below (the same
+    config, the same mesh) finds it."""
+    code = f"""
 import jax, numpy as np
+from cardjax.cli import use_compile_cache
 from cardjax.train import alphazero
-cfg = alphazero.Config(num_envs=4, width=16, depth=1, minibatch=64, epochs=1)
-assert jax.device_count() == 4
+use_compile_cache()
+cfg = alphazero.Config(**{SHARDED!r})
+assert jax.device_count() == 2
 mesh = alphazero.data_mesh()
 sharded = alphazero.make_train(cfg, mesh)
 single = alphazero.make_train(cfg)
 s = sharded.init(jax.random.PRNGKey(3))
-assert len(s.buffer.obs.sharding.device_set) == 4
+assert len(s.buffer.obs.sharding.device_set) == 2
 s1, m1 = sharded.step(s)
 assert s1.buffer.value.sharding.spec[2] == "data", s1.buffer.value.sharding
 r1, n1 = single.step(single.init(jax.random.PRNGKey(3)))
@@ -243,14 +258,14 @@ np.testing.assert_allclose(np.asarray(s1.buffer.policy), np.asarray(r1.buffer.po
                            rtol=1e-5, atol=1e-6)
 print("ok", float(m1["loss"]))
 """
-    assert run_on_cpu_devices(code, 4).startswith("ok")
+    assert run_on_cpu_devices(code, 2).startswith("ok")
 
 
 def _cli_run(out, env_extra, n_proc=1):
     """Run ``cardjax train scrofazero`` as ``n_proc`` CPU processes (SLURM's variables tell
     ``jax.distributed.initialize()`` the process layout) and return the metrics lines."""
-    flags = ["--out", str(out), "--num_envs", "8", "--iterations", "2", "--eval_deals", "0",
-             "--no-progress", "--width", "16", "--depth", "1", "--minibatch", "64"]
+    flags = ["--out", str(out), "--iterations", "2", "--eval_deals", "0", "--no-progress"] + [
+        x for k, v in SHARDED.items() for x in (f"--{k}", str(v))]
     procs = []
     for i in range(n_proc):
         env = dict(os.environ, JAX_PLATFORMS="cpu", **env_extra)
