@@ -7,6 +7,7 @@ is refused."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 
@@ -18,6 +19,7 @@ from flax import serialization
 
 import cardjax
 from cardjax import agents, corpus
+from cardjax.nets.card_locations import adapter as adapters
 from cardjax.nets.card_locations.network import log_probs
 from cardjax.train import run_config, runner
 from cardjax.train.inference import Config, make_trainer, positions
@@ -45,41 +47,66 @@ def if_corpus(tmp_path_factory):
     return out
 
 
-def test_positions_are_the_decisions_with_the_truth():
-    env = cardjax.make("gongzhu")
-    t = make_trainer(Config(width=8, depth=1), env)
-    g = corpus.record_games(env, [agents.get(env, "random")] * 4, 0, np.arange(3))
+@pytest.fixture(scope="module")
+def small_run(script, if_corpus, tmp_path_factory):
+    """A run of 2 iterations on the module's corpus, evaluated at the end: its best network and
+    player/ for the tests of cardjax tssr, PIMC's worlds and --from, which only read it (one run,
+    not one each)."""
+    run = str(tmp_path_factory.mktemp("small") / "run")
+    script.main(["--corpus", if_corpus, "--out", run, "--iterations", "2", "--eval_every", "2",
+                 "--eval_games", "8"] + SMALL)
+    return run
+
+
+@functools.cache
+def positions_of(game: str):
+    """``positions`` of ``game``'s default env, jitted once for the tests that read single
+    positions (the same batch of 8 games: one compile)."""
+    env = cardjax.make(game)
+    return jax.jit(lambda s, a: positions(env, adapters.get(game), s, a))
+
+
+def test_positions_are_the_decisions_with_the_truth(if_corpus):
+    c, env = corpus.open_with_env(if_corpus)
+    adapter = adapters.get("gongzhu")
+    g = next(c.games("train", 8))  # the module's corpus: no games of its own to play
     states = jax.tree_util.tree_map(jnp.asarray, g.state)
-    pos = jax.jit(lambda s, a: positions(env, t.adapter, s, a))(states, jnp.asarray(g.actions))
-    valid = np.asarray(pos.valid).reshape(env.max_steps, 3)
+    pos = positions_of("gongzhu")(states, jnp.asarray(g.actions))
+    valid = np.asarray(pos.valid).reshape(env.max_steps, 8)
     # every decision but the last of each game leaves a card unseen
     np.testing.assert_array_equal(valid.sum(0), g.length - 1)
-    # decision 10 of game 1, rebuilt by stepping
-    s = jax.tree_util.tree_map(lambda x: x[1], states)
+    # decision 10 of game 1, rebuilt by stepping (the session's jitted step, not op by op)
+    step = conftest.get_compiled(env).step
+    s = conftest.tree_index(states, 1)
     for a in g.actions[1, :10]:
-        s = env.step(s, int(a))
-    h = env.hidden_cards(s, s.current_player)
-    row = 10 * 3 + 1
-    np.testing.assert_array_equal(np.asarray(pos.truth[row]), np.asarray(h.truth))
-    np.testing.assert_array_equal(np.asarray(pos.features[row]),
-                                  np.asarray(t.adapter.features(env, s, s.current_player)))
+        s = step(s, jnp.int32(a))
+    truth, features = jax.jit(lambda s: (env.hidden_cards(s, s.current_player).truth,
+                                         adapter.features(env, s, s.current_player)))(s)
+    row = 10 * 8 + 1
+    np.testing.assert_array_equal(np.asarray(pos.truth[row]), np.asarray(truth))
+    np.testing.assert_array_equal(np.asarray(pos.features[row]), np.asarray(features))
     assert int(pos.stage[row]) == 10 // 4
 
 
 def test_the_loss_is_the_cross_entropy_of_the_unseen_cards():
     env = cardjax.make("gongzhu")
-    s = env.init(jax.random.PRNGKey(0))
-    h = env.hidden_cards(s, 0)
-    pos = inf.Positions(jnp.zeros((1, 1)), h.copies[None], h.allowed[None], h.capacity[None],
-                        h.truth[None], jnp.zeros((1, 52), jnp.int32), jnp.zeros((1, 3), bool),
-                        jnp.ones(1, bool), jnp.zeros(1, jnp.int32), jnp.zeros(1, jnp.int32))
-    ce, cards, right = inf.card_losses(inf.uniform_log_probs(pos), pos)
+    s = conftest.get_compiled(env).init(jax.random.PRNGKey(0))
+
+    @jax.jit  # one small program, not a compile for each operation run eagerly
+    def losses(s):
+        h = env.hidden_cards(s, 0)
+        pos = inf.Positions(jnp.zeros((1, 1)), h.copies[None], h.allowed[None], h.capacity[None],
+                            h.truth[None], jnp.zeros((1, 52), jnp.int32),
+                            jnp.zeros((1, 3), bool), jnp.ones(1, bool), jnp.zeros(1, jnp.int32),
+                            jnp.zeros(1, jnp.int32))
+        sure = log_probs(jnp.where(h.truth > 0, 50.0, 0.0)[None], h.allowed[None],
+                         h.capacity[None])
+        return inf.card_losses(inf.uniform_log_probs(pos), pos), inf.card_losses(sure, pos)
+
+    (ce, cards, _), (sure_ce, _, right) = losses(s)
     # the deal: 39 unseen cards, three hands of 13: each card log 3 nats
     assert int(cards[0]) == 39 and float(ce[0]) / 39 == pytest.approx(np.log(3), rel=1e-5)
-    sure = log_probs(jnp.where(h.truth > 0, 50.0, 0.0)[None], h.allowed[None],
-                         h.capacity[None])
-    ce, _, right = inf.card_losses(sure, pos)
-    assert float(ce[0]) < 1e-6 and int(right[0]) == 39
+    assert float(sure_ce[0]) < 1e-6 and int(right[0]) == 39
 
 
 def test_it_learns_more_than_the_baseline(script, if_corpus, tmp_path):
@@ -98,7 +125,7 @@ def test_it_learns_more_than_the_baseline(script, if_corpus, tmp_path):
     assert len(lines) == 200 and "decisions_per_s" in json.loads(lines[-1])
     # the best network loads into the trainer's parameters
     t = make_trainer(Config(width=128, depth=1, batch_games=8), cardjax.make("gongzhu"))
-    like = t.init(jax.random.PRNGKey(0)).params
+    like = jax.eval_shape(t.init, jax.random.PRNGKey(0)).params  # shapes: nothing to compile
     params = serialization.from_bytes(like, open(os.path.join(out, "best.msgpack"), "rb").read())
     assert jax.tree_util.tree_structure(params) == jax.tree_util.tree_structure(like)
 
@@ -206,16 +233,14 @@ def test_the_runner_stops_when_asked(tmp_path):
     assert run_config.existing_run(str(tmp_path / "run")) == 4
 
 
-def test_tssr_is_exact_and_the_baseline_is_uniform(script, if_corpus, tmp_path):
+def test_tssr_is_exact_and_the_baseline_is_uniform(small_run, if_corpus, tmp_path):
     """cardjax tssr on a short run: the baseline's worlds are uniform over each Gongzhu
     information set (TSSR 1); the network's TSSR of an endgame position equals P(true) x |I|
     found by enumerating its worlds."""
     from cardjax.inference import worlds as W
     from cardjax.train.inference.tssr import make_tssr
 
-    run = str(tmp_path / "run")
-    script.main(["--corpus", if_corpus, "--out", run, "--iterations", "5", "--eval_every", "5",
-                 "--eval_games", "8"] + SMALL)
+    run = small_run
     report = tssr_command.main(["--run", run, "--games", "8", "--json", str(tmp_path / "t.json"),
                         "--png", str(tmp_path / "t.png")])
     assert [r["stage"] for r in report["rows"]] == list(range(13))
@@ -230,12 +255,13 @@ def test_tssr_is_exact_and_the_baseline_is_uniform(script, if_corpus, tmp_path):
     with pytest.raises(SystemExit, match="not a corpus"):
         tssr_command.main(["--run", run, "--corpus", str(tmp_path)])
     trainer, params, c = inf.load_run(run)
-    g = next(c.games("test", 1))
+    # the command's batch of 8 games: its compiled tssr (from the compilation cache) and the
+    # positions of the test above
+    g = next(c.games("test", 8))
     states = jax.tree_util.tree_map(jnp.asarray, g.state)
     out = make_tssr(trainer)(params, states, jnp.asarray(g.actions))
-    pos = jax.jit(lambda s, a: positions(trainer.env, trainer.adapter, s, a))(
-        states, jnp.asarray(g.actions))
-    t = 44  # trick 12: 8 cards unseen by the seat to act
+    pos = positions_of("gongzhu")(states, jnp.asarray(g.actions))
+    t = 44 * 8  # game 0 in trick 12: 8 cards unseen by the seat to act
     logq = log_probs(trainer.net.apply(params, pos.features[t]), pos.allowed[t],
                      pos.capacity[t])
     worlds, probs = W.brute_force(pos.copies[t], pos.allowed[t], pos.capacity[t],
@@ -256,14 +282,12 @@ def test_tssr_refuses_a_run_without_a_best_network(script, if_corpus, tmp_path):
         tssr_command.main(["--run", run])
 
 
-def test_pimc_draws_its_worlds_from_a_run(script, if_corpus, tmp_path):
-    run = str(tmp_path / "run")
-    script.main(["--corpus", if_corpus, "--out", run, "--iterations", "2", "--eval_every", "2",
-                 "--eval_games", "8"] + SMALL)
+def test_pimc_draws_its_worlds_from_a_run(small_run):
+    run = small_run
     env = cardjax.make("gongzhu")
     a = agents.get(env, "pimc", inference=run, worlds=2, candidates=4)
     assert a.name == "pimc+inference" and a.params[0] is not None
-    s = env.init(jax.random.PRNGKey(9))
+    s = conftest.get_compiled(env).init(jax.random.PRNGKey(9))  # the session's jitted init
     act = int(jax.jit(a.act)(a.params, jax.random.PRNGKey(1), s))
     assert bool(s.legal_action_mask[act])
     with pytest.raises(ValueError, match="was trained for"):
@@ -278,10 +302,11 @@ def test_pimc_draws_its_worlds_from_a_run(script, if_corpus, tmp_path):
     assert art.meta["env"] == env.options
     trainer, old, _ = inf.load_run(run)
     log_q, params = load_log_q(env, run)
+    # jitted (the seat an argument): a program each, not a compile for each operation
+    mine, theirs = jax.jit(log_q), jax.jit(log_q_fn(env, trainer.adapter, trainer.net))
     for seat in range(4):
-        np.testing.assert_allclose(
-            np.asarray(log_q(params, s, seat)),
-            np.asarray(log_q_fn(env, trainer.adapter, trainer.net)(old, s, seat)), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(mine(params, s, seat)),
+                                   np.asarray(theirs(old, s, seat)), rtol=1e-6)
 
 
 def test_with_network_replaces_or_drops_the_placeholder():
@@ -339,16 +364,13 @@ def test_rounds_play_the_players_that_meet_and_score_each_network_on_the_next(tm
             inference_rounds.main(bad)
 
 
-def test_a_run_continues_from_a_network(script, if_corpus, tmp_path, monkeypatch):
+def test_a_run_continues_from_a_network(script, if_corpus, small_run, tmp_path, monkeypatch):
     """``--from``: a new run starts from an exported network's parameters with a fresh optimizer,
     its training flags the defaults; a network of another shape or trainer, and ``--from`` with
     ``--resume``, are one-line errors; the next export names the parent in its lineage."""
     from cardjax import artifact
 
-    parent = str(tmp_path / "parent")
-    script.main(["--corpus", if_corpus, "--out", parent, "--iterations", "2", "--eval_every",
-                 "2", "--eval_games", "8"] + SMALL)
-    word = os.path.join(parent, "player")
+    word = os.path.join(small_run, "player")  # the parent: 2 iterations
     player = artifact.read(word)
     seen = {}
 
