@@ -7,6 +7,7 @@ run is a player, and record files become a corpus with bad ones refused by line 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 
@@ -26,7 +27,7 @@ from cardjax.games.doudizhu import moves as mv
 from cardjax.games.doudizhu import records as rec
 from cardjax.games.doudizhu.record_text import parse_record
 from cardjax.nets.deeprocket.adapters import doudizhu as A
-from cardjax.nets.deeprocket.play import choose, init_params, make_nets
+from cardjax.nets.deeprocket.play import choose
 from cardjax.train.deeprocket import Config
 from cardjax.train.deeprocket import train as dr
 from cardjax.commands import corpus as corpus_command
@@ -34,10 +35,13 @@ from cardjax.commands.train import deeprocket as deeprocket_recipe
 import conftest
 from paper_records import SECTION_4_2, TABLE_6
 
-TINY = ["--width", "8", "--depth", "1", "--fc", "16", "--kicker_width", "8", "--kicker_depth",
-        "1", "--kicker_fc", "16", "--batch", "64", "--kicker_batch", "16", "--batch_games", "4",
-        "--no-progress"]
-TINY_CFG = Config(width=8, depth=1, fc=16, kicker_width=8, kicker_depth=1, kicker_fc=16)
+# One network and one learning rate for every run of the file: runs of one config share one
+# compiled trainer (cached_trainer), and the tests that build its parts use that trainer too.
+TINY_CFG = Config(width=8, depth=1, fc=16, kicker_width=8, kicker_depth=1, kicker_fc=16,
+                  batch=64, kicker_batch=16, batch_games=4, lr=0.003)
+TINY = [f for k in ("width", "depth", "fc", "kicker_width", "kicker_depth", "kicker_fc", "batch",
+                    "kicker_batch", "batch_games", "lr")
+        for f in (f"--{k}", str(getattr(TINY_CFG, k)))] + ["--no-progress"]
 
 
 @pytest.fixture(scope="module")
@@ -57,16 +61,30 @@ def make_corpus():
 
 @pytest.fixture(scope="module")
 def random_corpus(make_corpus, tmp_path_factory):
-    """64 games of random players (they play every kind of move, kickers included)."""
+    """128 games of random players (they play every kind of move, kickers included; the rule
+    player plays none).  Its validation and test splits hold 9 and 6 games: an evaluation of 4
+    replays them in the training batch's shape (--batch_games 4), one compiled program."""
     out = str(tmp_path_factory.mktemp("corpus") / "random")
-    make_corpus.main(["--game", "doudizhu", "--players", "random", "--games", "64", "--out", out,
-                      "--batch", "64", "--no-progress"])
+    make_corpus.main(["--game", "doudizhu", "--players", "random", "--games", "128", "--out", out,
+                      "--batch", "128", "--no-progress"])
     return out
 
 
 @pytest.fixture(scope="module")
-def nets(env):
-    return make_nets(TINY_CFG.to_dict(), env)
+def trainer(env):
+    """The trainer of TINY_CFG: the one the runs below compile and use (cached_trainer)."""
+    return dr.cached_trainer(TINY_CFG, env)
+
+
+@pytest.fixture(scope="module")
+def nets(trainer):
+    return trainer.nets
+
+
+@pytest.fixture(scope="module")
+def choose_move(nets):
+    """The masked player of ``nets``, jitted once for the file (a new jit traces again)."""
+    return jax.jit(lambda params, s: choose(nets, params, s))
 
 
 def _counts(cards: str) -> np.ndarray:
@@ -182,37 +200,36 @@ def test_every_legal_move_is_a_category_and_kickers_and_back(env, kicker_check, 
             prefix = tuple(targets[:j])
             nxt = {q[j] for q in seqs[c] if q[:j] == prefix}
             assert set(np.flatnonzero(masks[j])) == nxt, (mv.action_string(int(a)), j)
-    assert set(np.flatnonzero(np.asarray(A.category_mask(env, s)))) == set(seqs)
+    assert set(np.flatnonzero(cmask)) == set(seqs)  # kicker_check's A.category_mask(env, s)
 
 
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 2**30), plies=st.integers(0, 60), init=st.integers(0, 2**30))
-def test_the_masked_player_plays_only_legal_moves(env, nets, seed, plies, init):
+def test_the_masked_player_plays_only_legal_moves(env, trainer, choose_move, seed, plies, init):
     """Any network (random weights) picks a legal move, kickers included; and the planes hold
     every card once: played before the six rounds + the rounds' moves + unseen + hand = deck."""
     s = _positions(seed, plies, env)[-1]
-    params = init_params(nets, jax.random.PRNGKey(init))
-    a = int(jax.jit(lambda p, s: choose(nets, p, s))(params, s))
+    params = trainer.init(jax.random.PRNGKey(init)).params  # init_params, jitted
+    a = int(choose_move(params, s))
     assert bool(s.legal_action_mask[a])
     p = np.asarray(A.planes(env, s, s.current_player)).astype(np.int32)
     counts = p[:, :4, :].sum(1)  # [15 ranks, 21 planes]
     np.testing.assert_array_equal(counts.sum(1), A.doudizhu.DECK)
 
 
-def test_decisions_are_the_recorded_moves(env, random_corpus):
+def test_decisions_are_the_recorded_moves(env, random_corpus, trainer):
     """The positions the trainer draws from are the games' decisions, replayed: decision t of a
     game, rebuilt by stepping, has the planes and the target the trainer computes."""
     c = corpus.Corpus(random_corpus, env)
-    g = next(c.games("train", 3))
-    nets = make_nets(TINY_CFG.to_dict(), env)
-    st_, act, decides = jax.jit(lambda s, a: dr.game_positions(nets, s, a))(
-        *to_device(g))
-    decides = np.asarray(decides).reshape(env.max_steps, 3)
+    g = next(c.games("train", 4))  # a training batch (--batch_games 4): the runs' program
+    st_, act, decides = trainer.positions(*to_device(g))  # dr.game_positions, jitted
+    decides = np.asarray(decides).reshape(env.max_steps, 4)
     np.testing.assert_array_equal(decides.sum(0), g.length)
     s = jax.tree_util.tree_map(lambda x: jnp.asarray(x[1]), g.state)
+    step = conftest.get_compiled(env).step  # env.step jitted (unjitted, each op compiles)
     for a in g.actions[1, :7]:
-        s = env.step(s, int(a))
-    row = 7 * 3 + 1
+        s = step(s, jnp.int32(a))
+    row = 7 * 4 + 1
     one = jax.tree_util.tree_map(lambda x: x[row], st_)
     np.testing.assert_array_equal(np.asarray(A.planes(env, one, one.current_player)),
                                   np.asarray(A.planes(env, s, s.current_player)))
@@ -226,17 +243,20 @@ def test_it_learns_its_teacher(script, make_corpus, tmp_path):
     make_corpus.main(["--game", "doudizhu", "--players", "rule", "--games", "200", "--out", data,
                       "--batch", "200", "--no-progress"])
     s = script.main(["--corpus", data, "--out", str(tmp_path / "run"), "--iterations", "60",
-                     "--eval_every", "60", "--eval_games", "16", "--lr", "0.003"] + TINY)
+                     "--eval_every", "60", "--eval_games", "16"] + TINY)
     assert s["policy_accuracy"] > s["uniform_accuracy"] + 0.2, s
     e = json.load(open(tmp_path / "run" / "eval.json"))["evaluations"][-1]
     assert {x["role"] for x in e["detail"]["by_role"]} == set(A.ROLES)
 
 
-def test_a_resumed_run_is_the_uninterrupted_one(script, random_corpus, tmp_path, capsys):
-    common = ["--corpus", random_corpus, "--eval_every", "1", "--eval_games", "4"] + TINY
+def test_a_resumed_run_is_the_uninterrupted_one(script, random_corpus, choose_move, tmp_path,
+                                                capsys):
+    # every 2nd iteration and after the last: the cut run (2 iterations) is evaluated at its
+    # end, the resumed one at 3 (each evaluation scores a 512-decision chunk: about a second)
+    common = ["--corpus", random_corpus, "--eval_every", "2", "--eval_games", "4"] + TINY
     full, cut = conftest.assert_corpus_run_resumes(script.main, common, tmp_path)
     e1 = json.load(open(os.path.join(full, "eval.json")))["evaluations"]
-    assert len(e1) == 3
+    assert [e["iteration"] for e in e1] == [2, 3]
     # a run ends with a sentence on stderr: its result in words, its files, how to play it
     last = json.load(open(os.path.join(cut, "eval.json")))["evaluations"][-1]
     test = json.load(open(os.path.join(cut, "test.json")))["policy"]["accuracy"]
@@ -264,14 +284,15 @@ def test_a_resumed_run_is_the_uninterrupted_one(script, random_corpus, tmp_path,
     assert art.kind == "deeprocket" and art.game == "doudizhu"
     assert art.meta["lineage"]["iteration"] == [e for e in e1 if e["best"]][-1]["iteration"]
     cfg = Config.from_dict(art.meta["network"])
+    assert cfg == dataclasses.replace(TINY_CFG, corpus=cfg.corpus)  # choose_move's network
     trainer = dr.cached_trainer(cfg, env_of(full))
     old = corpus_run.load_best(full, jax.eval_shape(trainer.init, jax.random.PRNGKey(0)).params)
     for x, y in zip(jax.tree_util.tree_leaves(old), jax.tree_util.tree_leaves(art.params)):
         np.testing.assert_array_equal(np.asarray(x), y)
     states = [s for seed in (3, 4) for s in _positions(seed, 12, env_of(full))]
-    move, act = jax.jit(lambda p, s: choose(trainer.nets, p, s)), jax.jit(player.act)
+    act = jax.jit(player.act)
     played = [int(act(player.params, jax.random.PRNGKey(0), s)) for s in states]
-    assert played == [int(move(old, s)) for s in states]
+    assert played == [int(choose_move(old, s)) for s in states]
     # and the playout policy of a search player
     env = env_of(full)
     pimc = agents.get(env, "pimc", worlds=1, playout=full)
@@ -293,7 +314,8 @@ def env_of(run):
 def test_bad_input_is_refused(script, random_corpus, tmp_path, argv, message, capsys):
     argv = [random_corpus if a == "CORPUS" else a for a in argv]
     with pytest.raises(SystemExit, match=message if "expected" not in message else None):
-        script.main(argv + ["--out", str(tmp_path / "r"), "--no-progress"])
+        # TINY first (a later flag wins): a network whose init is compiled already
+        script.main(TINY + argv + ["--out", str(tmp_path / "r")])
     if "expected" in message:
         assert message in capsys.readouterr().err
 
