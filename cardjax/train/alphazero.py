@@ -43,7 +43,7 @@ import optax
 from flax import struct
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
-from cardjax import registry
+from cardjax import programs, registry
 from cardjax.games.gongzhu.env import NUM_CARDS, ORACLE_SIZE
 from cardjax.nets import policy_value
 from cardjax.nets.policy_value import PolicyValueNet, oracle_value_fn
@@ -154,6 +154,19 @@ def search_targets(out: mcts.SearchOutput, mover_team: Array, beta: float):
 def state_shardings(mesh: Mesh, state: TrainState):
     """Shardings of a :class:`TrainState`: buffer split on its game axis, the rest replicated."""
     return sharding.train_state_shardings(mesh, state, buffer_axis=2)
+
+
+_TRAINS = programs.keep({})
+
+
+def cached_train(cfg: Config, mesh: Mesh | None = None):
+    """:func:`make_train` memoized on ``(cfg, mesh devices)`` (the game's default env): the same
+    jitted step, so a second run in the process (a resumed one, a test's) neither traces nor
+    lowers it again."""
+    key = (cfg, None if mesh is None else tuple(d.id for d in mesh.devices.flat))
+    if key not in _TRAINS:
+        _TRAINS[key] = make_train(cfg, mesh)
+    return _TRAINS[key]
 
 
 def make_train(cfg: Config, mesh: Mesh | None = None, env=None):

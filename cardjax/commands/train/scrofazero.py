@@ -133,7 +133,7 @@ def main(argv=None) -> dict:
     if args.from_:
         parent, parent_label = continuation.load(args.from_, "scrofazero", alphazero.GAME)
     cfg, train, state, ckpt, is_main = runner.begin(
-        args, lambda a: resolve_config(a, parent), alphazero.make_train)
+        args, lambda a: resolve_config(a, parent), alphazero.cached_train)
     state = continuation.start(args, state, ckpt, is_main, parent, parent_label)
     if is_main:
         runner.announce("ScrofaZero", f"{cfg.num_envs} games/iteration, net "
