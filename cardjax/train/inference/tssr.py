@@ -25,10 +25,23 @@ from cardjax.train.inference import train
 CHUNK = 32  # positions whose tables are computed at once
 
 
+# id(trainer) -> (trainer, its tssr): one jitted function a trainer (``train.cached_trainer``
+# gives one trainer a config), so a second call neither traces nor lowers it again
+_TSSRS = programs.keep({})
+
+
 def make_tssr(trainer: train.Trainer):
     """Jitted ``tssr(params, states, actions) -> dict`` of per-position arrays [T * B]:
     ``log_network``, ``log_baseline``, ``log_size`` (natural logs of the TSSRs and of |I|; NaN
     at the positions ``hidden_cards`` does not describe), ``valid``, ``stage``, ``role``."""
+    programs.guard()
+    kept = _TSSRS.get(id(trainer))
+    if kept is None or kept[0] is not trainer:
+        kept = _TSSRS[id(trainer)] = (trainer, _make_tssr(trainer))
+    return kept[1]
+
+
+def _make_tssr(trainer: train.Trainer):
     env, sp = trainer.env, worlds.space(*trainer.env.hidden_space)
 
     def one(logq, pos):
