@@ -77,23 +77,36 @@ def resolve(args) -> tuple[Config, int | None]:
 
 def score_games(trainer, params, data: corpora.Games, batch_games: int) -> dict:
     """Every decision of ``data`` scored (``trainer.score``), with the game each belongs to:
-    ``{name: array[decisions]}``."""
+    ``{name: array[decisions]}``.  The decisions of successive batches of games fill chunks of
+    :data:`CHUNK` (one compiled program); only the last chunk is padded."""
     n = data.deal_id.shape[0]
-    parts = []
+    parts, waiting = [], []  # scored chunks; decisions not yet scored: (states, actions, games)
+
+    def score(pending):  # the first CHUNK decisions of pending scored; the rest still pending
+        st = jax.tree_util.tree_map(lambda *x: np.concatenate(x), *[p[0] for p in pending])
+        act = np.concatenate([p[1] for p in pending])
+        game = np.concatenate([p[2] for p in pending])
+        take = np.arange(min(CHUNK, game.size))
+        pad = np.resize(take, CHUNK)  # a fixed chunk: one compiled program
+        res = jax.device_get(trainer.score(params, jax.tree_util.tree_map(lambda x: x[pad], st),
+                                           act[pad]))
+        parts.append({**{k: v[:take.size] for k, v in res.items()}, "game": game[take]})
+        rest = slice(take.size, None)
+        return [] if take.size == game.size else [
+            (jax.tree_util.tree_map(lambda x: x[rest], st), act[rest], game[rest])]
+
     for start in range(0, n, batch_games):
         rows = np.arange(start, min(start + batch_games, n))
         st, act, decides = trainer.positions(*to_device(data.take(rows)))
         decides = np.asarray(decides)
         game = np.tile(rows, decides.size // rows.size)  # positions are [T x B], game-minor
         idx = np.flatnonzero(decides)
-        for c in range(0, idx.size, CHUNK):
-            take = idx[c:c + CHUNK]
-            pad = np.resize(take, CHUNK)  # a fixed chunk: one compiled program
-            s = jax.tree_util.tree_map(lambda x: x[pad], st)
-            res = jax.device_get(trainer.score(params, s, act[pad]))
-            res = {k: v[:take.size] for k, v in res.items()}
-            res["game"] = game[take]
-            parts.append(res)
+        waiting.append((jax.tree_util.tree_map(lambda x: np.asarray(x)[idx], st),
+                        np.asarray(act)[idx], game[idx]))
+        while sum(w[2].size for w in waiting) >= CHUNK:
+            waiting = score(waiting)
+    if waiting and sum(w[2].size for w in waiting):
+        score(waiting)
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
