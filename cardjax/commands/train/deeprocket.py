@@ -80,21 +80,25 @@ def score_games(trainer, params, data: corpora.Games, batch_games: int) -> dict:
     ``{name: array[decisions]}``.  The decisions of successive batches of games fill chunks of
     :data:`CHUNK` (one compiled program); only the last chunk is padded."""
     n = data.deal_id.shape[0]
-    parts, waiting = [], []  # scored chunks; decisions not yet scored: (states, actions, games)
+    parts, waiting = [], []  # scored chunks; decisions not scored yet: (states, actions, games)
 
-    def score(pending):  # the first CHUNK decisions of pending scored; the rest still pending
-        st = jax.tree_util.tree_map(lambda *x: np.concatenate(x), *[p[0] for p in pending])
-        act = np.concatenate([p[1] for p in pending])
-        game = np.concatenate([p[2] for p in pending])
-        take = np.arange(min(CHUNK, game.size))
-        pad = np.resize(take, CHUNK)  # a fixed chunk: one compiled program
+    def score(st, act, game):  # at most CHUNK decisions, padded to a whole chunk
+        pad = np.resize(np.arange(game.size), CHUNK)
         res = jax.device_get(trainer.score(params, jax.tree_util.tree_map(lambda x: x[pad], st),
                                            act[pad]))
-        parts.append({**{k: v[:take.size] for k, v in res.items()}, "game": game[take]})
-        rest = slice(take.size, None)
-        return [] if take.size == game.size else [
-            (jax.tree_util.tree_map(lambda x: x[rest], st), act[rest], game[rest])]
+        parts.append({**{k: v[:game.size] for k, v in res.items()}, "game": game})
 
+    def flush(last: bool):  # score the whole chunks of what waits (and, last, the rest)
+        st, act, game = (jax.tree_util.tree_map(lambda *x: np.concatenate(x), *parts_of)
+                         for parts_of in zip(*waiting))
+        end = game.size if last else game.size - game.size % CHUNK
+        for c in range(0, end, CHUNK):
+            part = slice(c, min(c + CHUNK, end))
+            score(jax.tree_util.tree_map(lambda x: x[part], st), act[part], game[part])
+        rest = slice(end, None)
+        return [(jax.tree_util.tree_map(lambda x: x[rest], st), act[rest], game[rest])]
+
+    waiting_size = 0
     for start in range(0, n, batch_games):
         rows = np.arange(start, min(start + batch_games, n))
         st, act, decides = trainer.positions(*to_device(data.take(rows)))
@@ -103,10 +107,12 @@ def score_games(trainer, params, data: corpora.Games, batch_games: int) -> dict:
         idx = np.flatnonzero(decides)
         waiting.append((jax.tree_util.tree_map(lambda x: np.asarray(x)[idx], st),
                         np.asarray(act)[idx], game[idx]))
-        while sum(w[2].size for w in waiting) >= CHUNK:
-            waiting = score(waiting)
-    if waiting and sum(w[2].size for w in waiting):
-        score(waiting)
+        waiting_size += idx.size
+        if waiting_size >= CHUNK:
+            waiting = flush(last=False)
+            waiting_size %= CHUNK
+    if waiting_size:
+        flush(last=True)
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
