@@ -163,7 +163,7 @@ def cached_train(cfg: Config, mesh: Mesh | None = None):
     """:func:`make_train` memoized on ``(cfg, mesh devices)`` (the game's default env): the same
     jitted step, so a second run in the process (a resumed one, a test's) neither traces nor
     lowers it again."""
-    key = (cfg, None if mesh is None else tuple(d.id for d in mesh.devices.flat))
+    key = (cfg, sharding.mesh_key(mesh))
     if key not in _TRAINS:
         _TRAINS[key] = make_train(cfg, mesh)
     return _TRAINS[key]

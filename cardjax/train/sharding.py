@@ -17,6 +17,12 @@ def data_mesh(devices=None) -> Mesh:
     return Mesh(devices.reshape(-1), ("data",))
 
 
+def mesh_key(mesh: Mesh | None):
+    """A hashable name of ``mesh``'s devices (None without a mesh): the key under which a trainer
+    built for that mesh is kept."""
+    return None if mesh is None else tuple(d.id for d in mesh.devices.flat)
+
+
 def split(mesh: Mesh, axis: int, ndim: int) -> NamedSharding:
     """The sharding that splits axis ``axis`` of an ``ndim``-array over ``data``."""
     spec = [None] * ndim

@@ -12,6 +12,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from cardjax.nets.dmc.adapter import Game, make_game
 from cardjax.nets.dmc.q_net import QNet, make_net
+from cardjax.train import sharding
 from cardjax.train.dmc import extension
 from cardjax.train.dmc.config import Config
 from cardjax.train.dmc.learner import make_learner, make_optimizer
@@ -111,7 +112,7 @@ def cached_train(cfg: Config, mesh: Mesh | None = None,
         raise ValueError(f"init_from {cfg.init_from!r} needs load_player to resolve it "
                          "(cardjax.agents.load)")
     loader = load_player if cfg.init_from else None
-    key = (cfg, None if mesh is None else tuple(d.id for d in mesh.devices.flat), loader)
+    key = (cfg, sharding.mesh_key(mesh), loader)
     if key not in _TRAINS:
         prior = None if loader is None else loader(make_game(cfg).plain_env, cfg.init_from)
         _TRAINS[key] = make_train(cfg, mesh, prior=prior)
