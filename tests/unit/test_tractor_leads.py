@@ -24,6 +24,7 @@ VIEW = TL.UnitLeads(ENV)
 
 step = jax.jit(ENV.step)
 step_units_only = jax.jit(UNITS_ONLY.step)
+lead_card = jax.jit(ENV.lead_card)
 view_step = jax.jit(VIEW.step)
 view_mask = jax.jit(VIEW.legal_mask)
 cards_of = jax.jit(jax.vmap(TL.lead_cards, in_axes=(None, 0)))
@@ -100,14 +101,17 @@ def test_lead_actions_on_dealt_hands():
 
 def test_a_whole_lead_is_its_cards_then_done():
     """Every legal lead of the hand-built positions, and of random view games: the view's one
-    step equals the env's card steps and done (but for the step count)."""
+    step equals the env's card steps and done (but for the step count); each card step equals
+    ``env.lead_card``, the lift's step."""
     starts = [ENV.trick_state(h, level=lv, trump=tr) for h, lv, tr in HANDS.values()]
     for s in starts:
         for a in np.flatnonzero(np.asarray(view_mask(s))):
             whole = view_step(s, int(a))
             e = s
             for t in np.repeat(np.arange(tractor.NUM_TYPES), np.asarray(TL.lead_cards(s, a))):
+                card = lead_card(e, int(t))  # the lift's step while a lead is built
                 e = step(e, int(t))
+                jax.tree_util.tree_map(np.testing.assert_array_equal, card, e)
             e = step(e, tractor.DONE)
             for f in FIELDS:
                 np.testing.assert_array_equal(np.asarray(getattr(whole, f)),

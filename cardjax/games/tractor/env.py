@@ -325,6 +325,18 @@ class Tractor(Env):
         nxt = nxt.replace(step_count=s.step_count + 1)
         return nxt.replace(legal_action_mask=self._legal_mask(nxt))
 
+    def lead_card(self, state: State, card) -> State:
+        """``state`` after the seat to act, building a lead at a trick's start, adds ``card`` (a
+        card type, not done) to it: the same state as :meth:`step` there, without the other
+        phases' and the trick's ends (the lift of :mod:`~cardjax.games.tractor.leads` steps a
+        lead card by card, so a smaller program)."""
+        seat = state.current_player
+        part = state.trick[seat] + _onehot(card).astype(jnp.int8)
+        s = state.replace(rewards=jnp.zeros_like(state.rewards),
+                          trick=jnp.where(_row(seat), part, state.trick),
+                          step_count=state.step_count + 1)
+        return s.replace(legal_action_mask=self._legal_mask(s))
+
     def _bury(self, s: State, action: Array) -> State:
         seat = s.burier
         card = _onehot(action).astype(jnp.int8)

@@ -294,7 +294,7 @@ class UnitLeads:
                 k = jax.tree_util.tree_map(lambda x, y: jnp.where(start, x, y),
                                            jax.random.fold_in(key, i), key)
                 a = act(params, k, s).astype(jnp.int32)
-                nxt = env.step(s, a)
+                nxt = env.lead_card(s, jnp.minimum(a, tractor.DONE - 1))  # at a start, env.step
                 s = jax.tree_util.tree_map(lambda x, y: jnp.where(a == tractor.DONE, x, y), s, nxt)
                 return s, a, i + 1, jnp.where(i == 0, a, first)
 
