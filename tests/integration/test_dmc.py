@@ -372,13 +372,11 @@ def test_pooled_scoring_equals_scoring_every_slot(final_state):
               jnp.zeros_like(count)]
     sizes, groups = (4, 8, 16, 32, 64, 128), (1, 2, 3)
 
-    @jax.jit
-    def score_all(obs, idx):
-        pooled = [dmc.score_slots(train.net, table, p, obs, idx, cnt, sizes, g)
-                  for cnt in counts for g in groups]
-        return dmc.score_slots(train.net, table, p, obs, idx, count, (128,)), pooled
-
-    (full, full_rows), pooled = score_all(obs, idx)
+    # one program per group count, called with each count (a switch over the pool sizes each)
+    score = jax.jit(lambda cnt, g, sizes, table, p, obs, idx: dmc.score_slots(
+        train.net, table, p, obs, idx, cnt, sizes, g), static_argnums=(1, 2))
+    full, full_rows = score(count, 1, (128,), table, p, obs, idx)
+    pooled = [score(cnt, g, sizes, table, p, obs, idx) for cnt in counts for g in groups]
     assert int(full_rows) == 6 * 128
     for i, (q, rows) in enumerate(pooled):
         cnt, g = np.asarray(counts[i // 3]), groups[i % 3]
