@@ -1,11 +1,13 @@
 """Where the suite's compile time goes: with ``CARDJAX_COMPILE_LOG=DIR`` set, every process of a
 test run (each xdist worker) writes JAX's compile events to ``DIR/<worker>.log``, one line each
 with the test that was running: tracing, lowering, XLA compiling (with its seconds) and the
-persistent cache's hits and misses.  ``python tests/compile_log.py DIR`` sums them: by program
-name, by test file, and the single operations that ran eagerly (each compiles a program of its
-own the first time it meets a shape).
+persistent cache's hits and misses, and each test's wall and CPU seconds when it ends.
+``python tests/compile_log.py DIR`` sums them: by program name, by test file, the single
+operations that ran eagerly (each compiles a program of its own the first time it meets a
+shape), and the tests that spend the most time other than compiling.
 
-The commands the tests start in subprocesses are not logged.
+The compiles of the commands the tests start in subprocesses are not logged (their CPU seconds
+are in the test's).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import glob
 import logging
 import os
 import re
+import resource
 import sys
 import time
 
@@ -22,9 +25,11 @@ _running = ["-"]  # the test now running in this process
 
 # JAX's loggers of the events (their messages at DEBUG unless jax_log_compiles is on)
 LOGGERS = ("jax._src.dispatch", "jax._src.compiler", "jax._src.interpreters.pxla")
+TIMES = "cardjax.tests.times"  # each test's wall and CPU seconds, in the same file
 EVENT = re.compile(r"Finished (?:XLA compilation of jit\((?P<xla>.*?)\)"
                    r"|jaxpr to MLIR module conversion jit\((?P<lower>.*?)\)"
                    r"|tracing (?P<trace>.*?) for jit) in (?P<s>[0-9.]+) sec")
+TEST = re.compile(r"Test finished in (?P<wall>[0-9.]+) sec, cpu (?P<cpu>[0-9.]+) sec")
 MISS = re.compile(r"PERSISTENT COMPILATION CACHE MISS for 'jit_(.*?)'")
 
 
@@ -35,8 +40,10 @@ class _Events(logging.Handler):
 
     def emit(self, record):
         msg = record.getMessage()
-        if msg.startswith("Finished") or "COMPILATION CACHE" in msg or "cache hit" in msg:
-            self.file.write(f"{time.time():.2f}\t{_running[0]}\t{msg[:300]}".replace("\n", " ")
+        if msg.startswith(("Finished", "Test finished")) or "COMPILATION CACHE" in msg \
+                or "cache hit" in msg:
+            test = getattr(record, "cardjax_test", _running[0])
+            self.file.write(f"{time.time():.2f}\t{test}\t{msg[:300]}".replace("\n", " ")
                             + "\n")
 
 
@@ -45,14 +52,27 @@ def install(directory: str) -> None:
     os.makedirs(directory, exist_ok=True)
     handler = _Events(os.path.join(directory,
                                    os.environ.get("PYTEST_XDIST_WORKER", "main") + ".log"))
-    for name in LOGGERS:
+    for name in LOGGERS + (TIMES,):
         logger = logging.getLogger(name)
         logger.addHandler(handler)
         logger.setLevel(logging.DEBUG)
+    logging.getLogger(TIMES).propagate = False
 
 
 def running(nodeid: str) -> None:
     _running[0] = nodeid
+
+
+def process_seconds() -> float:
+    """CPU seconds of this process and its finished children (the commands a test starts)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def finished(nodeid: str, wall: float, cpu: float) -> None:
+    """Log a test's wall and CPU seconds (setup, call and teardown) with the compile events."""
+    logging.getLogger(TIMES).debug("Test finished in %.3f sec, cpu %.3f sec", wall, cpu,
+                                        extra={"cardjax_test": nodeid})
 
 
 def eager_names(compiles: collections.Counter, misses: collections.Counter,
@@ -113,6 +133,21 @@ def report(directory: str, top: int = 25) -> str:
     lines += ["", "by test file (seconds; of which eager operations):"]
     for name, s in sorted(by_file.items(), key=lambda kv: -kv[1])[:top]:
         lines.append(f"  {s:8.1f} {eager_by_file[name]:7.1f}  {name}")
+    by_test_compile = collections.defaultdict(float)
+    for test, msg in events:
+        m = EVENT.match(msg)
+        if m:
+            by_test_compile[test] += float(m.group("s"))
+    times = {test: (float(m.group("wall")), float(m.group("cpu")))
+             for test, msg in events if (m := TEST.match(msg))}
+    if times:
+        wall = sum(w for w, _ in times.values())
+        rest = {t: w - by_test_compile[t] for t, (w, _) in times.items()}
+        lines += ["", f"tests: {len(times):,} in {wall:,.0f} s of worker wall time (CPU "
+                  f"{sum(c for _, c in times.values()):,.0f} s), {sum(rest.values()):,.0f} s "
+                  "of it not compiling; the most (seconds: wall, compiling, the rest):"]
+        for t, r in sorted(rest.items(), key=lambda kv: -kv[1])[:top]:
+            lines.append(f"  {times[t][0]:7.1f} {by_test_compile[t]:7.1f} {r:7.1f}  {t}")
     return "\n".join(lines)
 
 

@@ -20,6 +20,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import time
 
 # Tests check values, not speed, and most of the suite's time is XLA compiling: at LLVM's
 # optimization level 0 programs compile in about half the default level's time (and run 3-12x
@@ -84,10 +85,16 @@ def pytest_runtest_protocol(item, nextitem):
     if _STDERR is None:  # the process's real stderr (pytest captures sys.stderr)
         _STDERR = os.fdopen(os.dup(2), "w")
     faulthandler.dump_traceback_later(HARD_LIMIT, exit=True, file=_STDERR)
+    logged = os.environ.get("CARDJAX_COMPILE_LOG")
+    if logged:  # each test's seconds beside its compiles (tests/compile_log.py)
+        wall, cpu = time.perf_counter(), compile_log.process_seconds()
     try:
         yield
     finally:
         faulthandler.cancel_dump_traceback_later()
+        if logged:
+            compile_log.finished(item.nodeid, time.perf_counter() - wall,
+                                 compile_log.process_seconds() - cpu)
 
 
 @pytest.fixture(autouse=True, scope="module")
