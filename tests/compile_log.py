@@ -65,14 +65,14 @@ def running(nodeid: str) -> None:
 
 def process_seconds() -> float:
     """CPU seconds of this process and its finished children (the commands a test starts)."""
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    return sum(u.ru_utime + u.ru_stime for u in (resource.getrusage(resource.RUSAGE_SELF),
+                                                  resource.getrusage(resource.RUSAGE_CHILDREN)))
 
 
 def finished(nodeid: str, wall: float, cpu: float) -> None:
     """Log a test's wall and CPU seconds (setup, call and teardown) with the compile events."""
     logging.getLogger(TIMES).debug("Test finished in %.3f sec, cpu %.3f sec", wall, cpu,
-                                        extra={"cardjax_test": nodeid})
+                                   extra={"cardjax_test": nodeid})
 
 
 def eager_names(compiles: collections.Counter, misses: collections.Counter,
@@ -86,39 +86,32 @@ def eager_names(compiles: collections.Counter, misses: collections.Counter,
 
 
 def report(directory: str, top: int = 25) -> str:
-    by_name, by_file, eager_by_file = (collections.defaultdict(float) for _ in range(3))
+    by_name, by_test, totals = (collections.defaultdict(float) for _ in range(3))
     compiles, misses = collections.Counter(), collections.Counter()
-    totals = collections.defaultdict(float)
-    events = []
+    compiled = []  # (test, program name, seconds) of each event
+    times = {}  # test -> (wall, cpu)
     for path in sorted(glob.glob(os.path.join(directory, "*.log"))):
         with open(path) as f:
             for line in f:
                 parts = line.rstrip("\n").split("\t", 2)
-                if len(parts) == 3:
-                    events.append(parts[1:])
-    for test, msg in events:
-        m = EVENT.match(msg)
-        if m:
-            kind = next(k for k in ("xla", "lower", "trace") if m.group(k) is not None)
-            totals[kind] += float(m.group("s"))
-            if kind == "xla":
-                compiles[m.group("xla")] += 1
-        m = MISS.match(msg)
-        if m:
-            misses[m.group(1)] += 1
-    seconds = collections.defaultdict(float)
-    for test, msg in events:
-        m = EVENT.match(msg)
-        if m:
-            seconds[m.group("xla") or m.group("lower") or m.group("trace")] += float(m.group("s"))
-    eager = eager_names(compiles, misses, seconds)
-    for test, msg in events:
-        m = EVENT.match(msg)
-        if not m:
-            continue
-        name = m.group("xla") or m.group("lower") or m.group("trace")
-        seconds = float(m.group("s"))
-        by_name[name] += seconds
+                if len(parts) != 3:
+                    continue
+                test, msg = parts[1:]
+                if m := EVENT.match(msg):
+                    kind = next(k for k in ("xla", "lower", "trace") if m.group(k) is not None)
+                    name, seconds = m.group(kind), float(m.group("s"))
+                    totals[kind] += seconds
+                    compiles[name] += kind == "xla"
+                    by_name[name] += seconds
+                    by_test[test] += seconds
+                    compiled.append((test, name, seconds))
+                elif m := MISS.match(msg):
+                    misses[m.group(1)] += 1
+                elif m := TEST.match(msg):
+                    times[test] = (float(m.group("wall")), float(m.group("cpu")))
+    eager = eager_names(compiles, misses, by_name)
+    by_file, eager_by_file = collections.defaultdict(float), collections.defaultdict(float)
+    for test, name, seconds in compiled:
         by_file[test.split("::")[0]] += seconds
         if name in eager:
             eager_by_file[test.split("::")[0]] += seconds
@@ -133,23 +126,15 @@ def report(directory: str, top: int = 25) -> str:
     lines += ["", "by test file (seconds; of which eager operations):"]
     for name, s in sorted(by_file.items(), key=lambda kv: -kv[1])[:top]:
         lines.append(f"  {s:8.1f} {eager_by_file[name]:7.1f}  {name}")
-    by_test_compile = collections.defaultdict(float)
-    for test, msg in events:
-        m = EVENT.match(msg)
-        if m:
-            by_test_compile[test] += float(m.group("s"))
-    times = {test: (float(m.group("wall")), float(m.group("cpu")))
-             for test, msg in events if (m := TEST.match(msg))}
     if times:
-        wall = sum(w for w, _ in times.values())
-        rest = {t: w - by_test_compile[t] for t, (w, _) in times.items()}
-        lines += ["", f"tests: {len(times):,} in {wall:,.0f} s of worker wall time (CPU "
-                  f"{sum(c for _, c in times.values()):,.0f} s), {sum(rest.values()):,.0f} s "
-                  "of it not compiling; the most (seconds: wall, compiling, the rest):"]
+        rest = {t: wall - by_test[t] for t, (wall, _) in times.items()}
+        lines += ["", f"tests: {len(times):,} in {sum(w for w, _ in times.values()):,.0f} s of "
+                  f"worker wall time (CPU {sum(c for _, c in times.values()):,.0f} s), "
+                  f"{sum(rest.values()):,.0f} s of it not compiling; the most (seconds: wall, "
+                  "compiling, the rest):"]
         for t, r in sorted(rest.items(), key=lambda kv: -kv[1])[:top]:
-            lines.append(f"  {times[t][0]:7.1f} {by_test_compile[t]:7.1f} {r:7.1f}  {t}")
+            lines.append(f"  {times[t][0]:7.1f} {by_test[t]:7.1f} {r:7.1f}  {t}")
     return "\n".join(lines)
-
 
 if __name__ == "__main__":
     if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):

@@ -129,6 +129,13 @@ def _onehot(i, n=NUM_TYPES):
     return jnp.arange(n) == i
 
 
+def _card_added(trick, seat, add):
+    """``(part, trick)``: ``seat``'s part of the trick with the cards ``add`` (bool[54]) added,
+    and the trick with that part."""
+    part = trick[seat] + add.astype(jnp.int8)
+    return part, jnp.where(_row(seat), part, trick)
+
+
 def _jitted(env, name: str):
     """``jax.jit(env.<name>)`` shared by every env with the same options: eager calls (checked
     mode, tests, helpers) run compiled code, compiled once per option set; inside an outer jit
@@ -326,14 +333,11 @@ class Tractor(Env):
         return nxt.replace(legal_action_mask=self._legal_mask(nxt))
 
     def lead_card(self, state: State, card) -> State:
-        """``state`` after the seat to act, building a lead at a trick's start, adds ``card`` (a
-        card type, not done) to it: the same state as :meth:`step` there, without the other
-        phases' and the trick's ends (the lift of :mod:`~cardjax.games.tractor.leads` steps a
-        lead card by card, so a smaller program)."""
-        seat = state.current_player
-        part = state.trick[seat] + _onehot(card).astype(jnp.int8)
-        s = state.replace(rewards=jnp.zeros_like(state.rewards),
-                          trick=jnp.where(_row(seat), part, state.trick),
+        """:meth:`step` where the seat to act adds ``card`` (not done) to a lead it builds at a
+        trick's start, without the other phases and the trick's end: a smaller program (the
+        lift of :mod:`~cardjax.games.tractor.leads` builds leads card by card)."""
+        _, trick = _card_added(state.trick, state.current_player, _onehot(card))
+        s = state.replace(rewards=jnp.zeros_like(state.rewards), trick=trick,
                           step_count=state.step_count + 1)
         return s.replace(legal_action_mask=self._legal_mask(s))
 
@@ -364,9 +368,8 @@ class Tractor(Env):
     def _play(self, s: State, action: Array) -> State:
         seat = s.current_player
         is_done = action == DONE
-        part = s.trick[seat] + (~is_done & _onehot(jnp.minimum(action, NUM_TYPES - 1))).astype(
-            jnp.int8)
-        trick = jnp.where(_row(seat), part, s.trick)
+        part, trick = _card_added(s.trick, seat,
+                                  ~is_done & _onehot(jnp.minimum(action, NUM_TYPES - 1)))
         size = jnp.sum(part, dtype=jnp.int32)
         leading = s.num_in_trick == 0
         # a follower finished a unit of a lead with several tractors (see
