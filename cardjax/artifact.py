@@ -5,11 +5,11 @@
     art = artifact.read("players/mine")   # art.meta, art.params (NumPy arrays)
 
 ``player.json`` holds ``format`` (:data:`FORMAT`) and ``format_version``, ``kind`` (the trainer
-that made it: ``dmc``, ``scrofazero``, ``deeprocket``, ``bid_value``, ``inference``), ``game``
-and ``rules`` (``game@version``), ``env`` (the env options it was trained in), ``network`` (the
-config that rebuilds the network and what it reads), ``play`` (play defaults), ``lineage``
-(command, device, date, parent player, iteration), ``parameters`` (the count) and
-``params_sha256``.  The parameters file is written first and the description last, each to a
+that made it: ``dmc``, ``scrofazero``, ``deeprocket``, ``bid_value``, ``inference``,
+``state_value``), ``game`` and ``rules`` (``game@version``), ``env`` (the env options it was
+trained in), ``network`` (the config that rebuilds the network and what it reads), ``play``
+(play defaults), ``lineage`` (command, device, date, parent player, iteration), ``parameters``
+(the count) and ``params_sha256``.  The parameters file is written first and the description last, each to a
 temporary file renamed into place, and the description names the parameters' hash: a directory
 caught half-way through a write, or holding parameters of another export, never reads as valid.
 
@@ -33,7 +33,7 @@ FORMAT = "cardjax-player"
 FORMAT_VERSION = 1
 META = "player.json"
 PARAMS = "params.msgpack"
-KINDS = ("dmc", "scrofazero", "deeprocket", "bid_value", "inference")
+KINDS = ("dmc", "scrofazero", "deeprocket", "bid_value", "inference", "state_value")
 
 
 class Artifact(NamedTuple):

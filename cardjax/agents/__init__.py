@@ -110,13 +110,14 @@ def _network(path: str, setting: str, kinds: tuple, does: str, who: str):
 
 
 def load_value(env, path: str):
-    """``(value_fn(params, state) -> float[2], params)``: the leaf value of a trained player (a
-    DMC player: its best Q; a ScrofaZero player: its value head), for the search players;
-    ``path``: an artifact, a run directory or a shipped player's name (``doudizhu-pretrained``)."""
+    """``(value_fn(params, state) -> float[2], params)``: the leaf value of a trained network (a
+    DMC player: its best Q; a ScrofaZero player: its value head; a state value network: its
+    value of the whole position), for the search players; ``path``: an artifact, a run directory
+    or a shipped player's name (``doudizhu-pretrained``)."""
     from cardjax.spec import resolve
 
-    art = _network(path, "value", ("dmc", "scrofazero"), "values no position",
-                   "a DMC or ScrofaZero player")
+    art = _network(path, "value", ("dmc", "scrofazero", "state_value"), "values no position",
+                   "a DMC or ScrofaZero player or a state value network")
     return resolve(f"cardjax.agents.{art.kind}:value_from_artifact")(env, art), art.params
 
 

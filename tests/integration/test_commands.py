@@ -18,7 +18,7 @@ from conftest import ROOT
 COMMANDS = {"arena", "bench", "corpus", "diagnose", "export", "inference_rounds", "ladder", "play",
             "sampling_table", "serve", "train", "tssr", "tune", "whitehouse"}
 RECIPES = {"bid_value", "deeprocket", "douzero", "gongzhu_dmc", "inference", "scrofazero",
-           "shengji"}
+           "shengji", "state_value"}
 WRAPPERS = sorted([*ROOT.glob("scripts/*.py"), *ROOT.glob("experiments/*.py")])
 
 
