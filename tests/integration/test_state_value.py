@@ -70,12 +70,13 @@ def test_targets_are_the_rewards_still_to_come(rule_corpus):
         T = g.actions.shape[1]
         to_come, live = to_come.reshape(T, 4), live.reshape(T, 4)
         mover = st.current_player.reshape(T, 4)
+        step = jax.jit(env.step)
         for b in range(4):  # stepping the game by hand, the rewards after each position
             s = jax.tree_util.tree_map(lambda x: x[b], g.state)
             seen = []
             for t in range(int(g.length[b])):
                 seen.append(int(s.current_player))
-                s = env.step(s, int(g.actions[b, t]))
+                s = step(s, int(g.actions[b, t]))
                 seen[-1] = (seen[-1], np.asarray(s.rewards))
             assert live[:, b].sum() == g.length[b]
             for t, (seat, _) in enumerate(seen):
