@@ -1,5 +1,6 @@
 """A supervised trainer's view of a corpus: the training batch of every iteration (reproducible,
-so ``--resume`` continues exactly) and a fixed set of held-out games."""
+so ``--resume`` continues exactly), a fixed set of held-out games, and positions drawn from
+the games a step replayed."""
 
 from __future__ import annotations
 
@@ -52,3 +53,12 @@ def first_games(c: Corpus, split: str, games: int) -> Games:
 def to_device(g: Games):
     """``(initial states, actions)`` of a batch as device arrays."""
     return jax.tree_util.tree_map(jnp.asarray, g.state), jnp.asarray(g.actions)
+
+
+def draw(key, weights, k):
+    """``(indices int32[k], chosen bool[k])``: ``k`` distinct entries where ``weights`` (bool[N])
+    is True, uniformly (fewer chosen when fewer are True): a trainer's positions drawn from the
+    games it replayed."""
+    score = jnp.where(weights, jax.random.uniform(key, weights.shape), -1.0)
+    top, idx = jax.lax.top_k(score, k)
+    return idx, top >= 0

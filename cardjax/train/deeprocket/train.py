@@ -21,6 +21,7 @@ import optax
 
 from cardjax import programs
 from cardjax.corpus import replay
+from cardjax.corpus.batches import draw
 from cardjax.dict_config import DictConfig
 from cardjax.nets.deeprocket.play import (
     NEG, Nets, choose, init_params, kicker_inputs, make_nets, policy_inputs,
@@ -66,14 +67,6 @@ def game_positions(nets: Nets, states, actions):
 
 def _take(tree, idx):
     return jax.tree_util.tree_map(lambda x: x[idx], tree)
-
-
-def _draw(key, weights, k):
-    """``(indices int32[k], chosen bool[k])``: ``k`` distinct entries where ``weights`` is True,
-    uniformly (fewer chosen when fewer are True)."""
-    score = jnp.where(weights, jax.random.uniform(key, weights.shape), -1.0)
-    top, idx = jax.lax.top_k(score, k)
-    return idx, top >= 0
 
 
 def masked_log_softmax(logits, mask):
@@ -126,11 +119,11 @@ def make_trainer(cfg: Config, env) -> Trainer:
 
     def batch_of(key, st, act, decides):
         k_pol, k_kick = jax.random.split(key)
-        idx, chosen = _draw(k_pol, decides, cfg.batch)
+        idx, chosen = draw(k_pol, decides, cfg.batch)
         pol = jax.vmap(lambda s, a: policy_inputs(nets, s, a))(_take(st, idx), act[idx])
         has = jax.vmap(lambda a: ad.num_kickers(ad.category(a)))(act)  # kickers per decision
         slots = decides[:, None] & (jnp.arange(K)[None, :] < has[:, None])  # [N, K]
-        kidx, kchosen = _draw(k_kick, slots.reshape(-1), cfg.kicker_batch)
+        kidx, kchosen = draw(k_kick, slots.reshape(-1), cfg.kicker_batch)
         pos, j = kidx // K, kidx % K
         kick = jax.vmap(lambda s, a, j: kicker_inputs(nets, s, a, j))(_take(st, pos), act[pos], j)
         return pol + (chosen,), kick[:3] + (kick[3] & kchosen,)

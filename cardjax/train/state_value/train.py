@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import optax
 
 from cardjax.corpus import replay
+from cardjax.corpus.batches import draw
 from cardjax.dict_config import DictConfig
 from cardjax.nets.state_value.network import Net, features, make_net
 from cardjax.train import corpus_run
@@ -55,14 +56,6 @@ def positions(env, states, actions):
     return jax.tree_util.tree_map(flat, st), flat(mine), flat(live)
 
 
-def _draw(key, weights, k):
-    """``(indices int32[k], chosen bool[k])``: ``k`` distinct entries where ``weights`` is True,
-    uniformly (fewer chosen when fewer are True)."""
-    score = jnp.where(weights, jax.random.uniform(key, weights.shape), -1.0)
-    top, idx = jax.lax.top_k(score, k)
-    return idx, top >= 0
-
-
 class Trainer(NamedTuple):
     env: Any
     net: Net
@@ -92,7 +85,7 @@ def make_trainer(cfg: Config, env) -> Trainer:
     def update(state, states, actions):
         st, to_come, live = positions(env, states, actions)
         key = jax.random.fold_in(state.key, state.iteration)
-        idx, chosen = _draw(key, live, min(cfg.batch, live.shape[0]))
+        idx, chosen = draw(key, live, min(cfg.batch, live.shape[0]))
         x = jax.vmap(lambda s: features(env, s))(jax.tree_util.tree_map(lambda a: a[idx], st))
         (_, metrics), grads = jax.value_and_grad(loss_fn, has_aux=True)(
             state.params, x, to_come[idx], chosen)
