@@ -324,7 +324,8 @@ def test_rounds_play_the_players_that_meet_and_score_each_network_on_the_next(tm
     worlds (the NET setting dropped), round 2's by the same search drawing its worlds from round
     1's network; round 2 scores that network on its games (TSSR and cross-entropy beside the
     baseline's, the same figures as cardjax tssr gives), so a round's network loads in the
-    search player and plays; --resume redoes nothing, and bad settings are refused in one line."""
+    search player and plays; --resume redoes nothing, after a kill in round 2 it does round 2's
+    missing parts alone, and bad settings are refused in one line."""
     from cardjax.commands import inference_rounds
 
     out = str(tmp_path / "rounds")
@@ -355,6 +356,20 @@ def test_rounds_play_the_players_that_meet_and_score_each_network_on_the_next(tm
     again = inference_rounds.main(["--out", out, "--resume", "--no-progress"])
     assert again["rounds"] == report["rounds"]
     assert "already holds 24 deals" in capsys.readouterr().err
+    # killed while round 2 trained: its corpus kept, its score and network not yet written;
+    # --resume keeps round 1 as it is and does round 2's missing parts, to the same report
+    import shutil
+
+    kept = os.path.join(net1, "best.msgpack")
+    stamp = os.path.getmtime(kept)
+    shutil.rmtree(second["network"])
+    os.remove(os.path.join(out, "round_2", "score.json"))
+    resumed = inference_rounds.main(["--out", out, "--resume", "--no-progress"])
+    assert resumed["rounds"] == report["rounds"]
+    assert os.path.getmtime(kept) == stamp
+    assert os.path.isfile(os.path.join(second["network"], "best.msgpack"))
+    assert os.path.isfile(os.path.join(out, "round_2", "score.json"))
+    capsys.readouterr()
     for bad, says in ((argv, "already holds rounds"),
                       (["--out", out, "--resume", "--games", "30"], "--games 30"),
                       (["--out", str(tmp_path / "none"), "--resume"], "no readable"),
