@@ -9,9 +9,10 @@ that made it: ``dmc``, ``scrofazero``, ``deeprocket``, ``bid_value``, ``inferenc
 ``state_value``), ``game`` and ``rules`` (``game@version``), ``env`` (the env options it was
 trained in), ``network`` (the config that rebuilds the network and what it reads), ``play``
 (play defaults), ``lineage`` (command, device, date, parent player, iteration), ``parameters``
-(the count) and ``params_sha256``.  The parameters file is written first and the description last, each to a
-temporary file renamed into place, and the description names the parameters' hash: a directory
-caught half-way through a write, or holding parameters of another export, never reads as valid.
+(the count) and ``params_sha256``.  The parameters file is written first and the description
+last, each to a temporary file renamed into place, and the description names the parameters'
+hash: a directory caught half-way through a write, or holding parameters of another export,
+never reads as valid.
 
 Training runs written before artifacts existed read through :func:`from_run` (their newest
 checkpoint, or ``best.msgpack`` of a corpus trainer), without the trainer's code.

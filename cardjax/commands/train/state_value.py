@@ -61,8 +61,8 @@ def resolve(args) -> tuple[Config, int | None]:
 
 
 def scores(trainer, params, data: corpora.Games, batch: int):
-    """``(predicted, to_come)`` of every position of ``data`` (float64[T, games] each) and
-    ``live`` bool[T, games]."""
+    """``(predicted, to_come, live)`` of every position of ``data``: float32[T, games] twice and
+    bool[T, games]."""
     n = data.deal_id.shape[0]
     parts = []
     for start in range(0, n, batch):

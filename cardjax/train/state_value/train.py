@@ -22,7 +22,7 @@ import optax
 from cardjax.corpus import replay
 from cardjax.corpus.batches import draw
 from cardjax.dict_config import DictConfig
-from cardjax.nets.state_value.network import Net, features, make_net
+from cardjax.nets.state_value.network import Net, features, make_net, make_value
 from cardjax.train import corpus_run
 from cardjax.train.corpus_run import TrainState
 
@@ -66,9 +66,9 @@ class Trainer(NamedTuple):
 
 
 def make_trainer(cfg: Config, env) -> Trainer:
-    net = make_net(cfg.to_dict())
+    net, value = make_net(cfg.to_dict()), make_value(cfg.to_dict(), env)
     tx = optax.adam(cfg.lr)
-    size = int(features(env, env.init(jax.random.PRNGKey(0))).shape[-1])
+    size = jax.eval_shape(lambda k: features(env, env.init(k)), jax.random.PRNGKey(0)).shape[-1]
 
     def init(key):
         k_net, k_state = jax.random.split(key)
@@ -96,8 +96,7 @@ def make_trainer(cfg: Config, env) -> Trainer:
     @jax.jit
     def score(params, states, actions):
         st, to_come, live = positions(env, states, actions)
-        x = jax.vmap(lambda s: features(env, s))(st)
-        return net.apply(params, x) / cfg.return_scale, to_come, live
+        return jax.vmap(lambda s: value(params, s))(st), to_come, live
 
     return Trainer(env, net, cfg, jax.jit(init), update, score)
 
