@@ -6,10 +6,12 @@
 
 ``player.json`` holds ``format`` (:data:`FORMAT`) and ``format_version``, ``kind`` (the trainer
 that made it: ``dmc``, ``scrofazero``, ``deeprocket``, ``bid_value``, ``inference``,
-``state_value``), ``game`` and ``rules`` (``game@version``), ``env`` (the env options it was
+``state_value``; or ``search``: a search player whose ``play`` settings name the networks it
+uses, with no parameters of its own), ``game`` and ``rules`` (``game@version``), ``env`` (the env options it was
 trained in), ``network`` (the config that rebuilds the network and what it reads), ``play``
 (play defaults), ``lineage`` (command, device, date, parent player, iteration), ``parameters``
-(the count) and ``params_sha256``.  The parameters file is written first and the description
+(the count), ``params_sha256`` and, where the parameters were stored at half precision to keep
+the package small, ``precision: "float16"`` (read back as float32).  The parameters file is written first and the description
 last, each to a temporary file renamed into place, and the description names the parameters'
 hash: a directory caught half-way through a write, or holding parameters of another export,
 never reads as valid.
@@ -34,7 +36,7 @@ FORMAT = "cardjax-player"
 FORMAT_VERSION = 1
 META = "player.json"
 PARAMS = "params.msgpack"
-KINDS = ("dmc", "scrofazero", "deeprocket", "bid_value", "inference", "state_value")
+KINDS = ("dmc", "scrofazero", "deeprocket", "bid_value", "inference", "state_value", "search")
 
 
 class Artifact(NamedTuple):
@@ -82,16 +84,22 @@ def describe(kind: str, game: str | None, *, network: dict, play: dict | None = 
             **extra}
 
 
-def write(directory: str, meta: dict, params) -> dict:
+def write(directory: str, meta: dict, params, half: bool = False) -> dict:
     """Write ``params`` and ``meta`` (:func:`describe`) to ``directory`` (made if missing);
-    returns the description as written."""
+    returns the description as written.  ``half``: store float32 parameters as float16 (half
+    the file; :func:`read` gives float32 back)."""
     import jax
     import numpy as np
     from flax import serialization
 
     if meta.get("format") != FORMAT or meta.get("kind") not in KINDS:
         raise ValueError("write takes a description made by cardjax.artifact.describe")
-    host = jax.device_get(params)
+    host = jax.tree_util.tree_map(np.asarray, jax.device_get(params))
+    meta = {k: v for k, v in meta.items() if k != "precision"}
+    if half:
+        host = jax.tree_util.tree_map(
+            lambda x: x.astype(np.float16) if x.dtype == np.float32 else x, host)
+        meta["precision"] = "float16"
     data = serialization.msgpack_serialize(
         serialization.to_state_dict(host))
     meta = dict(meta, parameters=int(sum(np.size(x) for x in jax.tree_util.tree_leaves(host))),
@@ -170,7 +178,11 @@ def read(directory: str) -> Artifact:
         params = serialization.msgpack_restore(data)
     except Exception as e:  # noqa: BLE001 -- msgpack raises several kinds
         raise ValueError(f"{path}: unreadable ({e})") from None
-    return Artifact(meta, jax.tree_util.tree_map(np.asarray, params), directory)
+    # parameters stored at half precision play in float32, as they were trained
+    params = jax.tree_util.tree_map(
+        lambda x: np.asarray(x, np.float32) if np.asarray(x).dtype == np.float16
+        else np.asarray(x), params)
+    return Artifact(meta, params, directory)
 
 
 def run_kind(config: dict) -> str:

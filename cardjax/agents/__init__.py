@@ -43,6 +43,7 @@ KINDS = {
     "dmc": "cardjax.agents.dmc:from_artifact",
     "scrofazero": "cardjax.agents.scrofazero:from_artifact",
     "deeprocket": "cardjax.agents.deeprocket:from_artifact",
+    "search": "cardjax.agents.search:from_artifact",
 }
 
 

@@ -7,8 +7,11 @@
 Each is an artifact (:mod:`cardjax.artifact`) in ``cardjax/agents/pretrained/NAME/``:
 ``player.json`` (the trainer, the config that rebuilds its network, the command that trained it,
 the device, its parent, and, Dou Dizhu, the bid module it uses at a table with an auction) and
-``params.msgpack``.  A game's pretrained players are the ones whose description names that game.
-``scripts/export_player.py`` writes one from a training run directory or another artifact.
+``params.msgpack``.  A game's pretrained players are the ones whose description names that game
+and whose kind plays cards (``cardjax.agents.KINDS``); the networks shipped beside them for a
+search to use (a state value, a card-location network) are :func:`networks`.  A shipped search
+player is an artifact of kind ``search``: its settings, naming those networks, and no
+parameters of its own (:func:`export_search`).  ``cardjax export`` writes either.
 """
 
 from __future__ import annotations
@@ -23,15 +26,32 @@ DIRECTORY = artifact.SHIPPED
 _NAMES: dict[str, tuple[tuple[str, str], ...]] = {}
 
 
-def names(game: str, directory: str = DIRECTORY) -> tuple[str, ...]:
-    """The pretrained players shipped for ``game`` (read once from their descriptions)."""
+def _shipped(directory: str) -> tuple:
+    """``(name, game, kind)`` of every artifact in ``directory`` (read once)."""
     if directory not in _NAMES:
         found = []
         for name in sorted(os.listdir(directory)) if os.path.isdir(directory) else []:
             if artifact.is_artifact(os.path.join(directory, name)):
-                found.append((name, info(name, directory).get("game")))
+                meta = info(name, directory)
+                found.append((name, meta.get("game"), meta.get("kind")))
         _NAMES[directory] = tuple(found)
-    return tuple(name for name, of in _NAMES[directory] if of == game)
+    return _NAMES[directory]
+
+
+def names(game: str, directory: str = DIRECTORY) -> tuple[str, ...]:
+    """The pretrained players shipped for ``game``: the artifacts that play its cards."""
+    from cardjax.agents import KINDS
+
+    return tuple(name for name, of, kind in _shipped(directory) if of == game and kind in KINDS)
+
+
+def networks(game: str, directory: str = DIRECTORY) -> tuple[str, ...]:
+    """The networks shipped for ``game`` that are not players (a shipped search player's state
+    value and card-location network), each loadable by name where a setting takes a network."""
+    from cardjax.agents import KINDS
+
+    return tuple(name for name, of, kind in _shipped(directory)
+                 if of == game and kind not in KINDS)
 
 
 def path(name: str, directory: str = DIRECTORY) -> str:
@@ -47,12 +67,13 @@ def info(name: str, directory: str = DIRECTORY) -> dict:
 
 
 def export(source, name: str, command: str | None = None, device: str | None = None,
-           bids: dict | None = None, directory: str = DIRECTORY) -> dict:
+           bids: dict | None = None, directory: str = DIRECTORY, half: bool = False) -> dict:
     """Write the player of ``source`` (a read :class:`~cardjax.artifact.Artifact`, an artifact
-    directory, or a training run directory: its newest checkpoint) as the pretrained player ``name``; returns its description.  ``command`` /
-    ``device``: what trained it (default: the source's lineage); ``bids``: the bid module's
-    settings at a Dou Dizhu table with an auction (``{"strength": -4}``; default: the rule
-    player's bids)."""
+    directory, or a training run directory: its newest checkpoint) as the pretrained player
+    ``name`` (or the network ``name``, where it is one a search uses); returns its description.
+    ``command`` / ``device``: what trained it (default: the source's lineage); ``bids``: the bid
+    module's settings at a Dou Dizhu table with an auction (``{"strength": -4}``; default: the
+    rule player's bids); ``half``: store the parameters at float16 (half the file)."""
     if isinstance(source, artifact.Artifact):
         art = source
     else:
@@ -69,7 +90,45 @@ def export(source, name: str, command: str | None = None, device: str | None = N
         play["bids"] = bids
     meta = dict(art.meta, name=name, lineage=lineage, play=play)
     _NAMES.pop(directory, None)
-    return artifact.write(path(name, directory), meta, art.params)
+    return artifact.write(path(name, directory), meta, art.params, half=half)
+
+
+def export_search(name: str, game: str, word: str, command: str, device: str,
+                  directory: str = DIRECTORY) -> dict:
+    """Write the search player ``word`` (``"pimc:worlds=8,value=doudizhu-value"``: a search
+    player of ``cardjax.agents.SEARCH`` and its settings, its networks named as shipped
+    networks or players) as the pretrained player ``name`` of ``game``, played in the env it
+    loads in now (its options recorded: at a table with others it refuses to play);
+    ``command`` / ``device``: where its strength was measured."""
+    import cardjax
+    from cardjax import agents
+
+    player, settings = agents.parse_spec(word)
+    if player not in agents.SEARCH:
+        raise ValueError(f"{word!r}: not a search player ({', '.join(agents.SEARCH)})")
+    env_options = _networks_env(game, settings)
+    agents.get(cardjax.make(game, **env_options), player, **settings)  # it loads, or says why
+    meta = artifact.describe("search", game, network={"player": player}, env=env_options,
+                             play=settings, name=name,
+                             lineage=artifact.lineage(command=command, device=device))
+    _NAMES.pop(directory, None)
+    return artifact.write(path(name, directory), meta, {})
+
+
+def _networks_env(game: str, settings: dict) -> dict:
+    """The env options the networks a search's ``settings`` name were trained in (one set)."""
+    found = {}
+    for setting, word in settings.items():
+        if isinstance(word, str) and word != "oracle" and (
+                os.path.isdir(word) or artifact.shipped(word)):
+            art = artifact.load(word)
+            if art.game != game:
+                raise ValueError(f"{setting}={word}: a network of {art.game}, not {game}")
+            found[setting] = dict(art.meta.get("env") or {})
+    options = {repr(sorted(o.items())) for o in found.values() if o}
+    if len(options) > 1:
+        raise ValueError(f"the networks were trained in different envs: {found}")
+    return next((o for o in found.values() if o), {})
 
 
 def load(env, name: str, directory: str = DIRECTORY, **options) -> Agent:

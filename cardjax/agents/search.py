@@ -105,3 +105,27 @@ def make_det_uct(env, **options) -> Agent:
 
 def make_ismcts(env, **options) -> Agent:
     return _make("ismcts", env, **options)
+
+
+def from_artifact(env, art, name: str | None = None, **options) -> Agent:
+    """The search player of an artifact of kind ``search`` (a shipped one:
+    :func:`cardjax.agents.pretrained.export_search`): the player and settings its description
+    records, in the env its networks were trained in.  ``options``: settings of that player that
+    override its own; the arena's options for trained players (``worlds``, ``sampling``,
+    ``iec``, ``b``: ScrofaZero's) are ignored, so that the player plays as it was measured."""
+    from cardjax import agents, registry
+    from cardjax.agents.dmc import ARENA_OPTIONS
+
+    name = name or art.meta.get("name") or "search"
+    player = (art.meta.get("network") or {}).get("player")
+    if player not in agents.SEARCH:
+        raise ValueError(f"{art.directory or name}: {player!r} is not a search player "
+                         f"({', '.join(agents.SEARCH)})")
+    if art.meta.get("env"):
+        trained = registry.make(art.game, **art.meta["env"])
+        if repr(trained) != repr(env):
+            raise ValueError(f"{name} plays {trained!r} (its networks were trained there), "
+                             f"not {env!r}")
+    settings = {**(art.meta.get("play") or {}),
+                **{k: v for k, v in options.items() if k not in ARENA_OPTIONS}}
+    return agents.get(env, player, **settings)._replace(name=name)

@@ -11,7 +11,17 @@ the command that trained it, device, date, parent, bid module; ``params.msgpack`
 (``cardjax train douzero``, ``shengji``, ``gongzhu_dmc``) or ScrofaZero run directory (its
 newest checkpoint), or an artifact directory (a run's ``player/``).  ``--command`` / ``--device``
 default to what the artifact records.  ``--bids strength=C``: at a Dou Dizhu table with an
-auction, bid by hand strength with cutoff C (default: the rule player's bids).
+auction, bid by hand strength with cutoff C (default: the rule player's bids).  ``--half``:
+store the parameters at float16, half the file (they play in float32).
+
+A search player is shipped as its settings, its networks exported first under their own names:
+
+    cardjax export --run runs/value --name doudizhu-value --half --device "2-core CPU"
+    cardjax export --search pimc:worlds=8,value=doudizhu-value,rank=doudizhu-pretrained \
+        --game doudizhu --name doudizhu-search --command "cardjax arena ..." --device "2-core CPU"
+
+``--search``: a search player's word (:data:`cardjax.agents.SEARCH`) whose networks are named
+as shipped players or networks; ``--command`` / ``--device``: where its strength was measured.
 """
 
 from __future__ import annotations
@@ -29,8 +39,15 @@ def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog=__doc__.split("\n\n", 1)[1])
-    p.add_argument("--run", required=True,
-                   help="training run directory, or an artifact directory (a run's player/)")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--run",
+                        help="training run directory, or an artifact directory (a run's player/)")
+    source.add_argument("--search", metavar="WORD",
+                        help="a search player and its settings, e.g. pimc:worlds=8,value=NAME "
+                        "(with --game)")
+    p.add_argument("--game", choices=cardjax.GAMES, help="the game of a --search player")
+    p.add_argument("--half", action="store_true",
+                   help="store the parameters at float16 (half the file; played in float32)")
     p.add_argument("--name", required=True,
                    help="the player's name, e.g. tractor-pretrained (an existing player of "
                    "another game is refused)")
@@ -45,8 +62,17 @@ def parse_args(argv=None) -> argparse.Namespace:
                    "a player exported elsewhere is loaded by naming DIRECTORY/NAME, e.g. "
                    "cardjax arena --a DIR/NAME")
     args = p.parse_args(argv)
-    if not os.path.isdir(args.run):
+    if args.run is not None and not os.path.isdir(args.run):
         p.error(f"--run: no directory {args.run!r}")
+    if args.search is not None:
+        if args.game is None:
+            p.error("--search needs --game")
+        if not (args.command and args.device):
+            p.error("--search needs --command and --device: where its strength was measured")
+        if args.bids is not None or args.half:
+            p.error("--bids and --half are for a trained player (--run), not --search")
+    elif args.game is not None:
+        p.error("--game is for --search (a --run's game is its own)")
     if args.bids is not None:
         key, eq, value = args.bids.partition("=")
         try:
@@ -61,7 +87,18 @@ def parse_args(argv=None) -> argparse.Namespace:
 def main(argv=None) -> dict:
     args = parse_args(argv)
     # a name the package ships for another game is refused, before anything is written
-    shipped = {n: g for g in cardjax.GAMES for n in pretrained.names(g)}
+    shipped = {n: g for g in cardjax.GAMES
+               for n in pretrained.names(g) + pretrained.networks(g)}
+    if args.search is not None:
+        if shipped.get(args.name, args.game) != args.game:
+            raise SystemExit(f"error: {args.name} is for {shipped[args.name]}, not {args.game}")
+        try:
+            meta = pretrained.export_search(args.name, args.game, args.search, args.command,
+                                            args.device, directory=args.directory)
+        except ValueError as e:
+            raise SystemExit(f"error: --search: {e}") from None
+        print(json.dumps(meta, indent=1))
+        return meta
     try:
         source = (artifact.read(args.run) if artifact.is_artifact(args.run)
                   else artifact.from_run(args.run))
@@ -71,6 +108,6 @@ def main(argv=None) -> dict:
     if source.game != expected:
         raise SystemExit(f"error: {args.run} plays {source.game}; {args.name} is for {expected}")
     meta = pretrained.export(source, args.name, args.command, args.device, args.bids,
-                             directory=args.directory)
+                             directory=args.directory, half=args.half)
     print(json.dumps({k: v for k, v in meta.items() if k != "network"}, indent=1))
     return meta

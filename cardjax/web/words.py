@@ -3,8 +3,8 @@ search budgets (:data:`~cardjax.web.limits.BUDGETS`) and the directories it may 
 
 A word is a player of the game (a baseline or a shipped pretrained player, with settings after
 a colon) or a directory of a trained player; a directory, and a setting that names one
-(``playout=``, ``value=``, ``inference=``, ``play=``), must lie inside one of the server's
-players directories (``--players-dir``) once symlinks and ``..`` are resolved.  Any other path
+(``playout=``, ``value=``, ``inference=``, ``play=``) unless it names a network the package
+ships (``value=doudizhu-value``), must lie inside one of the server's players directories (``--players-dir``) once symlinks and ``..`` are resolved.  Any other path
 gets one answer, the same whether or not it exists, so the server's files cannot be probed.
 """
 
@@ -95,11 +95,18 @@ def _setting(word: str, item: str, game: str, dirs, typed, depth: int) -> tuple[
             raise BadWord(f"{key} must be a number within ±{MAX_NUMBER:,.0f}; got "
                           f"{shown(value)}")
     elif key in PATH_SETTINGS or os.sep in value or "/" in value or value.startswith((".", "~")):
-        if value not in LITERALS.get(key, ()):
+        if value not in LITERALS.get(key, ()) and value not in _networks(game):
             if depth >= MAX_DEPTH:
                 raise BadWord(f"player {shown(word)}: players nested too deeply")
             value = check(value, game, dirs, typed=typed, depth=depth + 1)
     return key, value
+
+
+def _networks(game: str) -> tuple:
+    """The networks the package ships for ``game`` (``value=doudizhu-value``): named, not paths."""
+    from cardjax.agents import pretrained
+
+    return pretrained.networks(game)
 
 
 def _number(text: str) -> float | None:

@@ -1,5 +1,6 @@
 """The pretrained players shipped in the package (cardjax.agents.pretrained): each loads by name
-and plays a whole game of its env with only legal moves (Dou Dizhu: with its auction too)."""
+and plays a whole game of its env with only legal moves (Dou Dizhu: with its auction too); a
+shipped search player plays as it was measured, in the env its networks know."""
 
 from __future__ import annotations
 
@@ -13,14 +14,25 @@ import cardjax
 from cardjax import agents
 from cardjax.agents import pretrained
 
-CASES = [("gongzhu", {}, {"worlds": 2, "b": 2}), ("doudizhu", {}, {}),
-         ("doudizhu", {"bidding": True}, {}), ("tractor", {}, {})]
+CASES = [("gongzhu", "scrofazero-pretrained", {}, {"worlds": 2, "b": 2}),
+         ("doudizhu", "doudizhu-pretrained", {}, {}),
+         ("doudizhu", "doudizhu-pretrained", {"bidding": True}, {}),
+         ("doudizhu", "doudizhu-search", {}, {"candidates": 4}),
+         ("tractor", "tractor-pretrained", {}, {})]
 
 
-@pytest.mark.parametrize("game, env_options, play", CASES)
-def test_a_shipped_player_plays_a_legal_game(game, env_options, play):
+def test_every_shipped_player_is_played_here_and_networks_are_not_players():
+    shipped = {n for g in cardjax.GAMES for n in pretrained.names(g)}
+    assert shipped == {case[1] for case in CASES}
+    assert set(pretrained.networks("doudizhu")) == {"doudizhu-value", "doudizhu-inference"}
+    assert not set(pretrained.networks("doudizhu")) & set(agents.baselines("doudizhu"))
+    with pytest.raises(ValueError, match="network is not a card player"):
+        agents.load(cardjax.make("doudizhu"), pretrained.path("doudizhu-value"))
+
+
+@pytest.mark.parametrize("game, name, env_options, play", CASES)
+def test_a_shipped_player_plays_a_legal_game(game, name, env_options, play):
     env = cardjax.make(game, **env_options)
-    (name,) = pretrained.names(game)
     meta = pretrained.info(name)
     assert meta["game"] == game and meta["lineage"]["command"] and meta["lineage"]["device"]
     assert name in agents.baselines(game)
@@ -53,11 +65,58 @@ def test_the_arenas_play_options_reach_a_shipped_player_named_on_the_command_lin
     assert dmc.name == "doudizhu-pretrained"
 
 
+def test_the_search_player_plays_as_measured_and_only_where_its_networks_were_trained(
+        monkeypatch):
+    """``doudizhu-search`` is PIMC with its recorded settings, the arena's options for trained
+    players ignored (its ``--worlds`` is ScrofaZero's) and a word's own settings kept; at a
+    table with an auction, which its networks never saw, it refuses in one line."""
+    from cardjax.agents import pimc
+
+    seen = {}
+    monkeypatch.setattr(pimc, "make", lambda env, **kw: seen.update(kw) or
+                        agents.Agent("pimc", None, None))
+    monkeypatch.setattr(agents, "compiled", lambda player: player)
+    env = cardjax.make("doudizhu")
+    me = agents.load(env, "doudizhu-search:search=4", worlds=27, sampling="uniform", iec=False,
+                     b=30)
+    assert me.name == "doudizhu-search"
+    assert seen == dict(worlds=8, candidates=8, search=4, value="doudizhu-value",
+                        rank="doudizhu-pretrained", inference="doudizhu-inference")
+    with pytest.raises(ValueError, match=r"plays cardjax.make\('doudizhu', bidding=False"):
+        agents.get(cardjax.make("doudizhu", bidding=True), "doudizhu-search")
+
+
+def test_a_search_player_exports_as_its_settings(tmp_path):
+    """``cardjax export --search`` writes a search player's word as an artifact of no parameters
+    that loads by its directory; a word that is no search player, a network of another game, or
+    no --game is refused before anything is written."""
+    from cardjax.commands import export
+
+    out = str(tmp_path)
+    args = ["--game", "doudizhu", "--command", "measured", "--device", "cpu", "--directory", out]
+    meta = export.main(["--search", "pimc:worlds=2,value=doudizhu-value", "--name", "mine"]
+                       + args)
+    assert meta["kind"] == "search" and meta["parameters"] == 0
+    assert meta["env"] == {"bidding": False, "spring": False, "reward": "adp"}
+    assert pretrained.names("doudizhu", out) == ("mine",)
+    player = agents.load(cardjax.make("doudizhu"), os.path.join(out, "mine"))
+    assert player.name == "mine"
+    for word, match in [("rule", "not a search player"),
+                        ("pimc:value=scrofazero-pretrained", "a network of gongzhu")]:
+        with pytest.raises(SystemExit, match=match):
+            export.main(["--search", word, "--name", "bad"] + args)
+    with pytest.raises(SystemExit):
+        export.main(["--search", "pimc", "--name", "bad", "--command", "c", "--device", "d"])
+    assert sorted(os.listdir(out)) == ["mine"]
+
+
 def test_the_shipped_files_are_small():
+    """Every player and network the package ships, under 12 MiB (the search player's networks
+    are stored at half precision)."""
+    shipped = [n for g in cardjax.GAMES for n in pretrained.names(g) + pretrained.networks(g)]
     total = sum(os.path.getsize(os.path.join(pretrained.path(n), f))
-                for g in cardjax.GAMES for n in pretrained.names(g)
-                for f in os.listdir(pretrained.path(n)))
-    assert total < 8 * 2 ** 20
+                for n in shipped for f in os.listdir(pretrained.path(n)))
+    assert len(shipped) == 6 and total < 12 * 2 ** 20
 
 
 def _maps() -> int:

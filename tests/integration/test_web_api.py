@@ -595,6 +595,10 @@ def test_paths_outside_the_players_dirs_get_one_answer(tmp_path, monkeypatch):
     # baselines and shipped pretrained players are unaffected by the directories
     assert words.check("scrofazero-pretrained", "gongzhu", dirs=[]) == "scrofazero-pretrained"
     assert words.check("ismcts:iterations=300", "gongzhu", dirs=[]) == "ismcts:iterations=300"
+    # and so are the networks the package ships, by name (not as a path), for their own game
+    word = "pimc:value=doudizhu-value,inference=doudizhu-inference"
+    assert words.check(word, "doudizhu", dirs=[]) == word
+    assert "is not allowed" in reason("pimc:value=doudizhu-value")  # a network of Dou Dizhu
     real = words.check("players/empty:iteration=3", "gongzhu", dirs=[str(allowed)])
     assert real == f"{os.path.realpath(allowed / 'empty')}:iteration=3"
 

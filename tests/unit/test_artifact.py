@@ -44,6 +44,25 @@ def test_what_is_written_reads_back(tmp_path):
     _same(art.params, PARAMS)
 
 
+def test_parameters_stored_at_half_precision_read_back_as_float32(tmp_path):
+    """``half=True`` stores float32 leaves as float16 (half the file), says so in the
+    description, and reads back float32 within float16's rounding; integers stay exact."""
+    meta = artifact.describe("dmc", "tractor", network={})
+    weights = {"w": np.linspace(-3, 3, 1000, dtype=np.float32), "count": np.int32(7)}
+    full = artifact.write(str(tmp_path / "full"), meta, weights)
+    half = artifact.write(str(tmp_path / "half"), meta, weights, half=True)
+    assert half["precision"] == "float16" and "precision" not in full
+    size = {d: os.path.getsize(tmp_path / d / "params.msgpack") for d in ("full", "half")}
+    assert size["half"] < 0.6 * size["full"], size
+    art = artifact.read(str(tmp_path / "half"))
+    assert art.params["w"].dtype == np.float32 and art.params["count"] == 7
+    np.testing.assert_allclose(art.params["w"], weights["w"], rtol=1e-3)
+    assert not np.array_equal(art.params["w"], weights["w"])  # rounded: float16 was stored
+    # written again at full precision, the description no longer says half
+    again = artifact.write(str(tmp_path / "half"), half, art.params)
+    assert "precision" not in again
+
+
 def test_a_half_written_or_mixed_directory_never_reads_as_valid(tmp_path):
     _write(tmp_path / "p")
     other = tmp_path / "q"
