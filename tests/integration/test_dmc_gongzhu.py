@@ -325,8 +325,8 @@ def assert_exported_player(out: str, iteration: int, gz_games):
     states = jax.tree_util.tree_map(lambda x: x[:, 10], states)  # 11th play of each game
     keys = jax.random.split(jax.random.PRNGKey(2), states.current_player.shape[0])
 
-    def act(p):
-        return np.asarray(jax.vmap(p.act, in_axes=(None, 0, 0))(p.params, keys, states))
+    def act(p):  # jitted: one program each (the same, from the cache), not op by op
+        return np.asarray(jax.jit(jax.vmap(p.act, in_axes=(None, 0, 0)))(p.params, keys, states))
 
     mine = agents.load(env, os.path.join(out, "player"))
     assert mine.name == "gongzhu_dmc"

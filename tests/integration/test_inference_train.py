@@ -166,10 +166,13 @@ def test_a_tractor_corpus_trains_on_the_play_from_the_burial_on(tmp_path):
     out = str(tmp_path / "tractor")
     corpus_command.main(
         ["--game", "tractor", "--players", "random", "--games", "24", "--out", out,
-         "--no-progress"])
+         "--batch", "24", "--no-progress"])  # 24 games played, not the default batch's 256
     run = str(tmp_path / "run")
+    # 2 games a batch, not SMALL's 8 (the later flag wins): this Tractor trainer compiles for
+    # itself anyway, and each game in a batch replays 620 steps
     s = inference_recipe.main(
-        ["--corpus", out, "--out", run, "--iterations", "2", "--eval_games", "2"] + SMALL)
+        ["--corpus", out, "--out", run, "--iterations", "2", "--eval_games", "2"] + SMALL
+        + ["--batch_games", "2"])
     assert s["game"] == "tractor" and np.isfinite(s["valid_ce"])
     trainer, params, c = inf.load_run(run)
     g = next(c.games("train", 2))
