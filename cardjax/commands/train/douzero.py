@@ -32,9 +32,8 @@ from __future__ import annotations
 
 import jax
 
-import cardjax
 from cardjax import agents
-from cardjax.agents import dmc as dmc_agent
+from cardjax.commands.train import evaluation
 from cardjax.eval import arena
 from cardjax.train import dmc
 from cardjax.train.dmc import cli as dmc_cli
@@ -58,11 +57,10 @@ def parse_args(argv=None):
 def make_evaluate(cfg: dmc.Config, params, deals: int, seed: int):
     """``evaluate(state) -> dict`` for the runner: ADP against the rule agent as ``mean``."""
     bidding = bool(cfg.options.bidding)
-    env = cardjax.make(GAME, bidding=bidding)  # ADP scoring whatever the training reward
-    player = dmc_agent.agent_from_params(env, params, cfg)
+    # ADP scoring whatever the training reward
+    env, player, opponents = evaluation.players(cfg, GAME, ("rule", "random"), bidding=bidding)
     keys = ("mean", "stderr", "games", "wp_a_landlord", "wp_b_landlord", "adp_a") + (
         ("landlord_share_a", "void_rate") if bidding else ("adp_a_landlord", "adp_a_peasants"))
-    opponents = {name: agents.get(env, name) for name in ("rule", "random")}
 
     def evaluate(state):
         me = player._replace(params=jax.device_get(state.params))

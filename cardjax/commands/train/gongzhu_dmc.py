@@ -32,9 +32,8 @@ from __future__ import annotations
 
 import jax
 
-import cardjax
-from cardjax import agents, programs
-from cardjax.agents import dmc as dmc_agent
+from cardjax import agents
+from cardjax.commands.train import evaluation
 from cardjax.eval import arena
 from cardjax.train import dmc
 from cardjax.train.dmc import cli as dmc_cli
@@ -55,23 +54,10 @@ def parse_args(argv=None):
         eval_every=50, eval_deals=32, checkpoint_every=50).parse_args(argv)
 
 
-# The evaluation's env and players (without params) per network config: arena.make_play keeps
-# a match's program per env and players, so another run of the config in the same process (a
-# resumed one: tests, notebooks) plays with the program already traced, not a new trace of it.
-_PLAYERS: dict = programs.keep({})
-
-
-def _players(cfg: dmc.Config):
-    if cfg not in _PLAYERS:
-        env = cardjax.make(GAME)
-        _PLAYERS[cfg] = (env, dmc_agent.agent_from_params(env, None, cfg),
-                         agents.get(env, "greed"))
-    return _PLAYERS[cfg]
-
-
 def make_evaluate(cfg: dmc.Config, params, deals: int, seed: int):
     """``evaluate(state) -> dict`` for the runner: WPG against Mr Greed as ``mean``."""
-    env, player, greed = _players(cfg)
+    env, player, opponents = evaluation.players(cfg, GAME, ("greed",))
+    greed = opponents["greed"]
 
     def evaluate(state):
         me = player._replace(params=jax.device_get(state.params))

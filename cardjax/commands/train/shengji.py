@@ -51,9 +51,8 @@ from __future__ import annotations
 
 import jax
 
-import cardjax
 from cardjax import agents
-from cardjax.agents import dmc as dmc_agent
+from cardjax.commands.train import evaluation
 from cardjax.eval import arena
 from cardjax.games.tractor import metrics as tractor_metrics
 from cardjax.train import dmc
@@ -79,9 +78,8 @@ def parse_args(argv=None):
 def make_evaluate(cfg: dmc.Config, params, deals: int, seed: int):
     """``evaluate(state) -> dict`` for the runner: the leveling rate against random as
     ``mean``."""
-    env = cardjax.make(GAME)  # the standard game, whatever the training options
-    player = dmc_agent.agent_from_params(env, params, cfg)
-    opponents = {name: agents.get(env, name) for name in OPPONENTS}
+    # the standard game, whatever the training options
+    env, player, opponents = evaluation.players(cfg, GAME, tuple(OPPONENTS))
 
     def evaluate(state):
         me = player._replace(params=jax.device_get(state.params))
