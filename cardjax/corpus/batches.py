@@ -50,6 +50,25 @@ def first_games(c: Corpus, split: str, games: int) -> Games:
     return Games.concat(parts).take(np.arange(min(games, n)))
 
 
+def over_games(fn, data: Games, batch: int, per_position: bool = True):
+    """``fn(games)`` over every game of ``data``, ``batch`` games at a time (one compiled
+    program: the last batch is filled with repeated games, left out of the result).  ``fn``
+    returns a pytree of arrays, per position (flat ``[T * batch]``, time-major) or, with
+    ``per_position=False``, per game (``[batch]``); the result holds NumPy arrays
+    ``[T, games]`` or ``[games]``."""
+    n = data.deal_id.shape[0]
+    parts = []
+    for start in range(0, n, batch):
+        rows = np.arange(start, start + batch)
+        keep = rows < n
+        got = jax.device_get(fn(data.take(rows % n)))
+        parts.append(jax.tree_util.tree_map(
+            lambda x: (np.asarray(x).reshape(-1, batch)[:, keep] if per_position
+                       else np.asarray(x)[keep]), got))
+    axis = 1 if per_position else 0
+    return jax.tree_util.tree_map(lambda *xs: np.concatenate(xs, axis=axis), *parts)
+
+
 def to_device(g: Games):
     """``(initial states, actions)`` of a batch as device arrays."""
     return jax.tree_util.tree_map(jnp.asarray, g.state), jnp.asarray(g.actions)

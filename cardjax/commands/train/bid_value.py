@@ -27,7 +27,7 @@ import numpy as np
 
 from cardjax import corpus as corpora
 from cardjax.cli import positive_float, positive_int
-from cardjax.corpus.batches import first_games, to_device
+from cardjax.corpus.batches import first_games, over_games, to_device
 from cardjax.nets.bid_value.adapter import available
 from cardjax.train import corpus_run, runner
 from cardjax.train.bid_value import Config, cached_trainer
@@ -58,14 +58,9 @@ def resolve(args) -> tuple[Config, int | None]:
 
 def predictions(trainer, params, data: corpora.Games, batch: int) -> dict:
     """``{p_win, points, won, realised}``: one entry per game of ``data``."""
-    n = data.deal_id.shape[0]
-    parts = []
-    for start in range(0, n, batch):
-        rows = np.arange(start, start + batch) % n  # a fixed batch: one compiled program
-        got = trainer.predict(params, *to_device_returns(data.take(rows)))
-        parts.append([np.asarray(x)[:min(batch, n - start)] for x in got])
-    keys = ("p_win", "points", "won", "realised")
-    return {k: np.concatenate([p[i] for p in parts]) for i, k in enumerate(keys)}
+    got = over_games(lambda g: tuple(trainer.predict(params, *to_device_returns(g))), data,
+                     batch, per_position=False)
+    return dict(zip(("p_win", "points", "won", "realised"), got))
 
 
 def to_device_returns(g: corpora.Games):

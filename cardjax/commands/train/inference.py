@@ -28,11 +28,10 @@ import json
 import os
 import sys
 
-import jax
 import numpy as np
 
 from cardjax import corpus as corpora
-from cardjax.corpus.batches import first_games, to_device
+from cardjax.corpus.batches import first_games, over_games, to_device
 from cardjax.cli import positive_float, positive_int, probability
 from cardjax.train import corpus_run, runner
 from cardjax.train.inference import Config, cached_trainer
@@ -74,14 +73,8 @@ def make_evaluate(trainer, c: corpora.Corpus, cfg: Config, games: int, out: str)
         best["ce"] = min(best["ce"], e["mean"])
 
     def evaluate(state):
-        parts = []
-        for start in range(0, n, cfg.batch_games):
-            rows = np.arange(start, start + cfg.batch_games)
-            keep = rows < n  # the last batch is padded with repeated games
-            res = jax.device_get(trainer.evaluate(state.params, *to_device(data.take(rows % n))))
-            T = res["ce"].shape[0] // cfg.batch_games
-            parts.append({k: v.reshape(T, cfg.batch_games)[:, keep] for k, v in res.items()})
-        r = {k: np.concatenate([p[k] for p in parts], axis=1) for k in parts[0]}  # [T, games]
+        r = over_games(lambda g: trainer.evaluate(state.params, *to_device(g)), data,
+                       cfg.batch_games)  # [T, games] each
         v = r["valid"]
         cards = np.where(v, r["cards"], 0)
 

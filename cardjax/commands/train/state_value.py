@@ -26,12 +26,11 @@ import json
 import os
 import sys
 
-import jax
 import numpy as np
 
 from cardjax import corpus as corpora
 from cardjax.cli import positive_float, positive_int
-from cardjax.corpus.batches import first_games, to_device
+from cardjax.corpus.batches import first_games, over_games, to_device
 from cardjax.train import corpus_run, runner
 from cardjax.train.state_value import Config, cached_trainer
 
@@ -63,14 +62,7 @@ def resolve(args) -> tuple[Config, int | None]:
 def scores(trainer, params, data: corpora.Games, batch: int):
     """``(predicted, to_come, live)`` of every position of ``data``: float32[T, games] twice and
     bool[T, games]."""
-    n = data.deal_id.shape[0]
-    parts = []
-    for start in range(0, n, batch):
-        rows = np.arange(start, start + batch)  # a fixed batch: one compiled program
-        got = jax.device_get(trainer.score(params, *to_device(data.take(rows % n))))
-        keep = rows < n
-        parts.append([np.asarray(x).reshape(-1, batch)[:, keep] for x in got])
-    return tuple(np.concatenate([p[i] for p in parts], axis=1) for i in range(3))
+    return over_games(lambda g: tuple(trainer.score(params, *to_device(g))), data, batch)
 
 
 def summarize(predicted, to_come, live) -> dict:
