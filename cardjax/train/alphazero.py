@@ -277,13 +277,13 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None):
 
     if mesh is None:
         # No buffer donation: an asynchronous checkpoint may still be reading the old state.
-        jit_step = jax.jit(step)
+        jit_step = programs.jit_training(step)
     else:
         def shard(s):
             return state_shardings(mesh, s)
         abstract = jax.eval_shape(init, jax.random.PRNGKey(0))
         shardings = shard(abstract)
-        jit_step = jax.jit(step, in_shardings=(shardings,),
+        jit_step = programs.jit_training(step, in_shardings=(shardings,),
                            out_shardings=(shardings, NamedSharding(mesh, P())))
     train = Train(init=jax.jit(init) if mesh is None else init, step=jit_step, net=net, env=env,
                   config=cfg, update=jax.jit(update),

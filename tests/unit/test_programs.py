@@ -122,6 +122,24 @@ def test_the_compile_table_command_measures_every_main_program(tmp_path):
     assert json.load(open(tmp_path / "rows.json")) == rows
 
 
+def test_the_compile_table_has_the_step_of_every_self_play_training_command():
+    """Every training command whose trainer plays against itself (ScrofaZero, DMC) is on the
+    table, under its own game; the corpus trainers, whose steps read records, are not."""
+    import importlib
+    import pkgutil
+
+    from cardjax.commands import train
+    from cardjax.commands.bench import compile as command
+
+    recipes = {m.name: importlib.import_module(f"cardjax.commands.train.{m.name}")
+               for m in pkgutil.iter_modules(train.__path__)}
+    self_play = [name for name, r in recipes.items()
+                 if getattr(r, "TRAINER", None) in ("alphazero", "dmc")]
+    assert sorted(command.TRAINING) == sorted(self_play)
+    assert list(command.training_programs("mini_doudizhu")) == []
+    assert command.parse_args(["--no-trainers"]).trainers is False
+
+
 def test_programs_that_play_many_games_take_their_own_level():
     """On CPU the arena's matches and corpus recording compile at LLVM level 1, whatever
     XLA_FLAGS says (the suite's is 0), and compute what a plain jit does."""
@@ -132,6 +150,9 @@ def test_programs_that_play_many_games_take_their_own_level():
     assert programs.playing_options() == {"xla_backend_optimization_level": 1}
     f = programs.jit_playing(lambda x: jnp.cumsum(x) * 2)
     np.testing.assert_array_equal(f(jnp.arange(5)), np.cumsum(np.arange(5)) * 2)
+    # a trainer's step: the waiting level (here the suite's own), the same numbers
+    g = programs.jit_training(lambda x: jnp.cumsum(x) * 3)
+    np.testing.assert_array_equal(g(jnp.arange(5)), np.cumsum(np.arange(5)) * 3)
     cost = programs.compile_cost(lambda x: x + 1, jnp.zeros(4),
                                  compiler_options=programs.playing_options())
     assert cost["seconds"] > 0 and cost["hlo_kb"] > 0

@@ -6,16 +6,19 @@ program a person meets, per game.
 
 For each game: the env's step over a batch (``--batch`` games, what a training loop or a
 benchmark runs), the arena's match program (the game's default opponent against random,
-``--deals`` deals at a time: what ``cardjax arena`` and every trainer's evaluation compile), and
+``--deals`` deals at a time: what ``cardjax arena`` and every trainer's evaluation compile),
 each shipped pretrained player's ``act`` on one state (what the web table and a Python loop
-compile).  Each is compiled with the persistent compilation cache off and JAX's in-memory caches
-cleared (:func:`cardjax.programs.compile_cost`), so the figures are what a new machine pays;
-``hlo_kb`` is the size of the optimized program's text.
+compile), and the training step of each self-play training command of the game at the
+command's own defaults (what ``python experiments/<command>.py`` compiles before its first
+iteration; ``--no-trainers`` skips them).  Each is compiled with the persistent compilation
+cache off and JAX's in-memory caches cleared (:func:`cardjax.programs.compile_cost`), so the
+figures are what a new machine pays; ``hlo_kb`` is the size of the optimized program's text.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
@@ -39,6 +42,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help=f"games to measure (default: all: {', '.join(cardjax.GAMES)})")
     p.add_argument("--batch", type=positive_int, default=64, help="games in the step's batch")
     p.add_argument("--deals", type=positive_int, default=8, help="deals of the match program")
+    p.add_argument("--no-trainers", dest="trainers", action="store_false",
+                   help="skip the training commands' steps")
     p.add_argument("--json", default=None, metavar="FILE", help="also write the rows here")
     args = p.parse_args(argv)
     unknown = sorted(set(args.games or ()) - set(cardjax.GAMES))
@@ -73,12 +78,40 @@ def programs_of(game: str, batch: int, deals: int):
                (player.params, jax.random.PRNGKey(3), one), programs.waiting_options())
 
 
+# The self-play training commands (cardjax.commands.train.<name>, each naming its trainer and
+# game): the step at a command's defaults is what a person running it first waits for.
+TRAINING = ("scrofazero", "gongzhu_dmc", "douzero", "shengji")
+
+
+def training_programs(game: str):
+    """``(name, fn, args, compiler options)`` of the training step of each training command of
+    ``game`` at the command's defaults, on one device (built lazily, one at a time)."""
+    import importlib
+
+    from cardjax.train import alphazero, dmc
+
+    trainers = {"alphazero": alphazero, "dmc": dmc}
+    for command in TRAINING:
+        recipe = importlib.import_module(f"cardjax.commands.train.{command}")
+        if recipe.GAME != game:
+            continue
+        trainer = trainers[recipe.TRAINER]
+        train = trainer.make_train(trainer.Config.from_dict(recipe.TRAIN_DEFAULTS))
+        state = train.init(jax.random.PRNGKey(0))
+        # the step is a program of its own with its own compiler options: measured unwrapped
+        yield (f"train {command}: step ({recipe.TRAIN_DEFAULTS['num_envs']} games)",
+               train.step.__wrapped__, (state,), programs.waiting_options())
+
+
 def main(argv=None) -> list[dict]:
     args = parse_args(argv)
     device = f"{jax.device_count()} x {jax.devices()[0].device_kind}"
     rows = []
     for game in args.games or cardjax.GAMES:
-        for name, fn, fn_args, options in programs_of(game, args.batch, args.deals):
+        measured = programs_of(game, args.batch, args.deals)
+        if args.trainers:
+            measured = itertools.chain(measured, training_programs(game))
+        for name, fn, fn_args, options in measured:
             cost = programs.compile_cost(fn, *fn_args, compiler_options=options)
             rows.append({"game": game, "program": name, **cost, "device": device})
             print(f"{game:14s} {name:48s} {cost['seconds']:7.2f} s {cost['hlo_kb']:9.1f} KB",

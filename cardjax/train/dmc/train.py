@@ -10,6 +10,7 @@ import jax
 import jax.numpy as jnp
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
+from cardjax import programs
 from cardjax.nets.dmc.adapter import Game, make_game
 from cardjax.nets.dmc.q_net import QNet, make_net
 from cardjax.train import sharding
@@ -86,10 +87,10 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None, prior=None) -> T
         return new, metrics
 
     if mesh is None:
-        jit_step = jax.jit(step)
+        jit_step = programs.jit_training(step)
     else:
         shardings = state_shardings(mesh, jax.eval_shape(init, jax.random.PRNGKey(0)))
-        jit_step = jax.jit(step, in_shardings=(shardings,),
+        jit_step = programs.jit_training(step, in_shardings=(shardings,),
                            out_shardings=(shardings, NamedSharding(mesh, P())))
     # init jitted: run eagerly it compiles each of its operations on its own (seconds)
     return Train(init=jax.jit(init) if mesh is None else init, step=jit_step, net=net, game=game,
