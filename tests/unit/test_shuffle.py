@@ -1,10 +1,12 @@
-"""``cardjax.shuffle`` gives jax.random.permutation's shuffles exactly, without sorting."""
+"""``cardjax.shuffle`` gives jax.random.permutation's shuffles and the stable order of a
+few-valued key exactly, without sorting."""
 
 from __future__ import annotations
 
 import jax
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from cardjax import shuffle
 
@@ -34,3 +36,21 @@ def test_ties_go_to_the_lower_index(monkeypatch):
 def test_sizes_outside_one_sorting_round_are_refused(n):
     with pytest.raises(ValueError, match="one sorting round"):
         shuffle.places(jax.random.key(0), n)
+
+
+_STABLE_ORDER = jax.jit(shuffle.stable_order, static_argnums=(1, 2))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from([1, 13, 52]).flatmap(lambda n: st.tuples(
+    st.sampled_from([2, 3]).flatmap(lambda v: st.tuples(
+        st.just(v), st.lists(st.integers(0, v - 1), min_size=2 * n, max_size=2 * n))),
+    st.sampled_from(sorted({1, min(13, n), n})))))
+def test_stable_order_is_the_stable_argsort(case):
+    """Keys of ``0 .. num_values - 1`` in rows of 1, 13 or 52 (a batch of two), the first
+    ``size`` places: those of numpy's stable argsort."""
+    (values, flat), size = case
+    keys = np.asarray(flat).reshape(2, -1)
+    got = np.asarray(_STABLE_ORDER(keys, values, size))
+    np.testing.assert_array_equal(got, np.argsort(keys, axis=-1, kind="stable")[:, :size])
+    assert got.dtype == np.int32

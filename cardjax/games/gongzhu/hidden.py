@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from cardjax import shuffle
 from cardjax.cards import NUM_CARDS
 from cardjax.core import HiddenCards, PRNGKey
 
@@ -81,11 +82,11 @@ def sample_hidden_fixed(env, key: PRNGKey, state, seat, fixed) -> tuple:
         return (need, rem, owner, ok_all & (can | ~forced)), None
 
     k_perm, k_place = jax.random.split(key)
-    order = jax.random.permutation(k_perm, NUM_CARDS)
+    order = shuffle.permutation(k_perm, NUM_CARDS)  # jax.random.permutation's, without a sort
     # At most 39 cards are hidden from a seat: visit those first (the fixed ones before the
     # free ones), each group in random order.
     rank = jnp.where(hidden & (fixed >= 0), 0, jnp.where(hidden, 1, 2))
-    order = order[jnp.argsort(rank[order], stable=True)[: 3 * 13]]
+    order = order[shuffle.stable_order(rank[order], 3, 3 * 13)]
     keys = jax.random.split(k_place, 3 * 13)
     known_ok = jnp.all(hidden | (fixed < 0) | (fixed == s._owner))
     (_, _, owner, ok_all), _ = jax.lax.scan(
