@@ -47,8 +47,7 @@ def stable_order(keys: Array, num_values: int, size: int | None = None) -> Array
     ``jnp.argsort(keys, axis=-1, stable=True)`` for integer ``keys`` in ``0 .. num_values - 1``.
 
     An entry's place is the count of entries with a smaller key plus those of its own key before
-    it (running sums); the entry at each of the first ``size`` places is then found by one
-    compare per place and entry."""
+    it (running sums), where one scatter puts it."""
     keys = jnp.asarray(keys, jnp.int32)
     n = keys.shape[-1]
     size = n if size is None else size
@@ -58,5 +57,7 @@ def stable_order(keys: Array, num_values: int, size: int | None = None) -> Array
         mine = (keys == v).astype(jnp.int32)
         place = jnp.where(keys == v, below + jnp.cumsum(mine, axis=-1) - 1, place)
         below = below + jnp.sum(mine, axis=-1, keepdims=True)
-    at = place[..., None, :] == jnp.arange(size, dtype=jnp.int32)[:, None]  # [..., size, n]
-    return jnp.argmax(at, axis=-1).astype(jnp.int32)
+    flat = place.reshape(-1, n)
+    rows = jnp.arange(flat.shape[0])[:, None]
+    order = jnp.zeros_like(flat).at[rows, flat].set(jnp.arange(n, dtype=jnp.int32)[None, :])
+    return order[:, :size].reshape(keys.shape[:-1] + (size,))
