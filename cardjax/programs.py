@@ -123,9 +123,9 @@ def jit_outermost(fn, compiler_options: dict | None):
 def jit_training(fn, **kwargs):
     """``jax.jit(fn, **kwargs)`` for a trainer's step, a program of its own that a person waits
     for before the first iteration: :func:`waiting_options` (on CPU the training commands' steps
-    compile in about three quarters of the default level's time and run as fast; a level the
-    process sets, the tests', is kept).  Like :func:`jit_playing`, not for nesting in a ``jit``
-    (jit its ``__wrapped__``)."""
+    compile faster at level 1 and run as fast, benchmarks/LOG.md; a level the process sets, the
+    tests', is kept).  Like :func:`jit_playing`, not for nesting in a ``jit`` (jit its
+    ``__wrapped__``)."""
     return jax.jit(fn, compiler_options=waiting_options(), **kwargs)
 
 

@@ -284,7 +284,7 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None):
         abstract = jax.eval_shape(init, jax.random.PRNGKey(0))
         shardings = shard(abstract)
         jit_step = programs.jit_training(step, in_shardings=(shardings,),
-                           out_shardings=(shardings, NamedSharding(mesh, P())))
+                                         out_shardings=(shardings, NamedSharding(mesh, P())))
     train = Train(init=jax.jit(init) if mesh is None else init, step=jit_step, net=net, env=env,
                   config=cfg, update=jax.jit(update),
                   self_play=jax.jit(self_play), loss=jax.jit(loss_fn))

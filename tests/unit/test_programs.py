@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
+import cardjax
 from cardjax import programs
 from cardjax.eval import arena
 from cardjax.train import runner
@@ -123,19 +124,13 @@ def test_the_compile_table_command_measures_every_main_program(tmp_path):
 
 
 def test_the_compile_table_has_the_step_of_every_self_play_training_command():
-    """Every training command whose trainer plays against itself (ScrofaZero, DMC) is on the
+    """Every training command whose trainer learns by self-play (ScrofaZero, DMC) is on the
     table, under its own game; the corpus trainers, whose steps read records, are not."""
-    import importlib
-    import pkgutil
-
-    from cardjax.commands import train
     from cardjax.commands.bench import compile as command
 
-    recipes = {m.name: importlib.import_module(f"cardjax.commands.train.{m.name}")
-               for m in pkgutil.iter_modules(train.__path__)}
-    self_play = [name for name, r in recipes.items()
-                 if getattr(r, "TRAINER", None) in ("alphazero", "dmc")]
-    assert sorted(command.TRAINING) == sorted(self_play)
+    names = {g: sorted(c.name for c in command.training_recipes(g)) for g in cardjax.GAMES}
+    assert names == {"gongzhu": ["gongzhu_dmc", "scrofazero"], "doudizhu": ["douzero"],
+                     "tractor": ["shengji"], "mini_doudizhu": []}
     assert list(command.training_programs("mini_doudizhu")) == []
     assert command.parse_args(["--no-trainers"]).trainers is False
 

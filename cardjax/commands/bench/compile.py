@@ -78,28 +78,33 @@ def programs_of(game: str, batch: int, deals: int):
                (player.params, jax.random.PRNGKey(3), one), programs.waiting_options())
 
 
-# The self-play training commands (cardjax.commands.train.<name>, each naming its trainer and
-# game): the step at a command's defaults is what a person running it first waits for.
-TRAINING = ("scrofazero", "gongzhu_dmc", "douzero", "shengji")
+# The trainers whose commands learn by self-play (``cardjax.train.<trainer>``); the corpus
+# trainers' steps read records.
+SELF_PLAY = ("alphazero", "dmc")
+
+
+def training_recipes(game: str) -> list:
+    """The training commands of ``game`` whose trainer learns by self-play, as
+    :func:`cardjax.commands.main.commands` finds them (their ``TRAINER`` and ``GAME``)."""
+    from cardjax.commands import main as commands_main
+
+    found = commands_main.commands(f"{commands_main.PACKAGE}.train", commands_main.HERE / "train")
+    return [c for c in found.values() if c.game == game and c.trainer in SELF_PLAY]
 
 
 def training_programs(game: str):
-    """``(name, fn, args, compiler options)`` of the training step of each training command of
-    ``game`` at the command's defaults, on one device (built lazily, one at a time)."""
+    """``(name, fn, args, compiler options)`` of the training step of each of
+    :func:`training_recipes` at the command's defaults, on one device (built lazily, one at a
+    time)."""
     import importlib
 
-    from cardjax.train import alphazero, dmc
-
-    trainers = {"alphazero": alphazero, "dmc": dmc}
-    for command in TRAINING:
-        recipe = importlib.import_module(f"cardjax.commands.train.{command}")
-        if recipe.GAME != game:
-            continue
-        trainer = trainers[recipe.TRAINER]
-        train = trainer.make_train(trainer.Config.from_dict(recipe.TRAIN_DEFAULTS))
+    for recipe in training_recipes(game):
+        defaults = importlib.import_module(recipe.module).TRAIN_DEFAULTS
+        trainer = importlib.import_module(f"cardjax.train.{recipe.trainer}")
+        train = trainer.make_train(trainer.Config.from_dict(defaults))
         state = train.init(jax.random.PRNGKey(0))
         # the step is a program of its own with its own compiler options: measured unwrapped
-        yield (f"train {command}: step ({recipe.TRAIN_DEFAULTS['num_envs']} games)",
+        yield (f"train {recipe.name}: step ({defaults['num_envs']} games)",
                train.step.__wrapped__, (state,), programs.waiting_options())
 
 

@@ -91,7 +91,7 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None, prior=None) -> T
     else:
         shardings = state_shardings(mesh, jax.eval_shape(init, jax.random.PRNGKey(0)))
         jit_step = programs.jit_training(step, in_shardings=(shardings,),
-                           out_shardings=(shardings, NamedSharding(mesh, P())))
+                                         out_shardings=(shardings, NamedSharding(mesh, P())))
     # init jitted: run eagerly it compiles each of its operations on its own (seconds)
     return Train(init=jax.jit(init) if mesh is None else init, step=jit_step, net=net, game=game,
                  env=game.env, config=cfg,
