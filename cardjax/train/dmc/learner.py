@@ -13,7 +13,6 @@ import jax.numpy as jnp
 import optax
 
 from cardjax.nets.dmc.action_table import device_table
-from cardjax.nets.dmc.acting import role_params
 from cardjax.train.dmc.state import Decisions
 
 
@@ -126,25 +125,21 @@ def make_learner(cfg, game, net, tx, hooks: tuple = ()) -> Learner:
 
     def learn_by_role(params, opt_state, data: Decisions, key):
         """Non-lockstep: role r learns on all decisions (flattened, not copied) with the weights
-        of the others zeroed; the roles run one after the other, so each role's loop runs as
-        many updates as it has decisions (under ``vmap`` every role would run the largest
-        count)."""
+        of the others zeroed; the roles take turns in a ``scan`` (one copy of the learner in
+        the program, not one per role), so each role's loop runs as many updates as it has
+        decisions (under ``vmap`` every role would run the largest count)."""
         flat = jax.tree_util.tree_map(lambda x: x.reshape((-1,) + x.shape[3:]), data)
-        keys = jax.random.split(key, R)
-        new_p, new_o, lsums, wsums = [], [], [], []
-        for r in range(R):
+
+        def one_role(_, xs):
+            p, o, k, r = xs
             mine = flat.replace(weight=flat.weight * (flat.role == r))
-            p, o, lsum, wsum = learn_role(role_params(params, r), role_params(opt_state, r),
-                                          mine, keys[r])
-            new_p.append(p)
-            new_o.append(o)
-            lsums.append(lsum)
-            wsums.append(wsum)
-        stack = lambda xs: jax.tree_util.tree_map(lambda *x: jnp.stack(x), *xs)  # noqa: E731
-        lsum, wsum = jnp.stack(lsums), jnp.stack(wsums)
+            return None, learn_role(p, o, mine, k)
+
+        _, (new_p, new_o, lsum, wsum) = jax.lax.scan(
+            one_role, None, (params, opt_state, jax.random.split(key, R), jnp.arange(R)))
         metrics = {f"loss_{name}": lsum[r] / jnp.maximum(wsum[r], 1.0)
                    for r, name in enumerate(game.role_names)}
         metrics["loss"] = jnp.sum(lsum) / jnp.maximum(jnp.sum(wsum), 1.0)
-        return stack(new_p), stack(new_o), metrics
+        return new_p, new_o, metrics
 
     return Learner(loss_fn, update, learn)
