@@ -10,7 +10,7 @@
 #   LEASE_TINY=1 LEASE_PLAYERS=doudizhu-pretrained OUT=/tmp/l bash benchmarks/lease.sh 0.2
 #
 # The players go in the order of what they have to gain (issue 40's targets): scrofazero-pretrained
-# (WPG +43 against Mr Greed, target +60), tractor-pretrained (+0.21 levels a hand, target +0.40),
+# (WPG +46 against Mr Greed, target +60), tractor-pretrained (+0.21 levels a hand, target +0.40),
 # doudizhu-pretrained (ADP +1.14 against the rule player, target +1.0, met; with its bids +2.08,
 # target +2.0); their shares of MINUTES are 2 : 2 : 1.  Each player gets a time slot (its share
 # of MINUTES and its slack, what an earlier one leaves unused carried over); in it, training runs
@@ -28,7 +28,11 @@
 # LEASE_EVAL_RESERVE (seconds per player kept for evaluation; GPU 100, tiny 150), LEASE_DEALS
 # (ladder deals; GPU 1024), LEASE_BASELINE_DEALS (GPU 512),
 # LEASE_SEED (seed of the evaluation deals; default the date, e.g. 20261128: not a training seed),
-# LEASE_TINY=1 (CPU check of the script: tiny batches, a handful of deals).
+# LEASE_TINY=1 (CPU check of the script: tiny batches, a handful of deals), LEASE_FROM
+# ("NAME=DIR ...": continue the player artifact DIR, e.g. an earlier lease's unshipped one, in
+# place of the shipped NAME; the ladder still plays the shipped one), LEASE_GROW=0 (continue
+# whatever network the player has; by default Gongzhu trains the paper's 512 x 6 network, fresh
+# when the player it would continue has another: the 128 x 2 one stops gaining, issue 40).
 set -u
 cd "$(dirname "$0")/.."
 MINUTES=${1:-${MINUTES:-5}}
@@ -50,9 +54,11 @@ fi
 # them: its trainer's compile and its evaluation reserve; Tractor's trainer compiles in about
 # two minutes on a GPU), GPU sizes, baselines
 spec() {
+    GROW=""  # the network a lease trains: a shipped player of another shape is not continued
     case $1 in
         scrofazero-pretrained) GAME=gongzhu; RECIPE=scrofazero; WEIGHT=2; SLACK_P=140
-            BASE="greed random"; SIZE="--num_envs 4096 --minibatch 8192" ;;
+            BASE="greed random"; SIZE="--num_envs 4096 --minibatch 8192"
+            GROW="width=512 depth=6" ;;
         doudizhu-pretrained) GAME=doudizhu; RECIPE=douzero; WEIGHT=1; SLACK_P=140
             BASE="rule random"; SIZE="--num_envs 4096 --minibatch 8192" ;;
         tractor-pretrained) GAME=tractor; RECIPE=shengji; WEIGHT=2; SLACK_P=240
@@ -62,7 +68,7 @@ spec() {
         *) return 1 ;;
     esac
     if [ "$TINY" = 1 ]; then  # cold CPU compiles
-        SIZE="--num_envs 4 --minibatch 64"; BASE=${BASE%% *}; SLACK_P=210
+        SIZE="--num_envs 4 --minibatch 64"; BASE=${BASE%% *}; SLACK_P=210; GROW=""
         [ "$RECIPE" = scrofazero ] && SIZE="--num_envs 4 --minibatch 64 --b 2 --k 1"
     fi
     return 0
@@ -112,8 +118,23 @@ print(int((t - m) * $DONE_S / $SLACK + m * $DONE_W / $WSUM))")
     run=$WORK/$p; dest=$OUT/$p; mkdir -p "$dest"
     say "== $p ($GAME, $RECIPE): $share min of training, slot ends at +$deadline s"
     train_limit=$((deadline - $(now) - RESERVE))
+    # continue the shipped player (or LEASE_FROM's artifact for it), or train a fresh network of
+    # the lease's shape (GROW) when that one has another (its player.json's "network")
+    from=$p; src=cardjax/agents/pretrained/$p
+    for kv in ${LEASE_FROM:-}; do [ "${kv%%=*}" = "$p" ] && from=${kv#*=} && src=${kv#*=}; done
+    [ -f "$src/player.json" ] || { say "   $p: no player.json in $src, skipped"; continue; }
+    INIT="--from $from"
+    if [ -n "$GROW" ] && [ "${LEASE_GROW:-1}" = 1 ]; then
+        shape=$($PY -c "import json, sys
+net = json.load(open(sys.argv[1]))['network']
+want = dict(kv.split('=') for kv in sys.argv[2].split())
+print(' '.join(f'--{k} {v}' for k, v in want.items()) if any(str(net.get(k)) != v
+      for k, v in want.items()) else '')" "$src/player.json" "$GROW")
+        [ -n "$shape" ] && INIT=$shape && say "   $from has another network than the" \
+            "lease's ($GROW): a fresh network, not a continuation"
+    fi
     # shellcheck disable=SC2086
-    timed "$train_limit" "$dest/train.log" $PY -m cardjax train "$RECIPE" --from "$p" \
+    timed "$train_limit" "$dest/train.log" $PY -m cardjax train "$RECIPE" $INIT \
         --minutes "$share" --iterations 1000000 --checkpoint_every 25 --eval_every 0 \
         --eval_deals "$EVAL_DEALS" --eval_seed "$TRAIN_EVAL_SEED" --no-progress --out "$run" \
         $SIZE

@@ -3,7 +3,8 @@ around its commands is tested without training or playing.
 
 ``-c CODE`` runs CODE as python does.  ``-m cardjax train|ladder|arena FLAGS`` appends the call
 to ``$LEASE_CALLS`` (one JSON line: the command and its flags) and writes what the command
-writes: the training run's ``player/`` (a copy of the ``--from`` player), ``eval.json`` and
+writes: the training run's ``player/`` (a copy of the ``--from`` player; without ``--from`` a
+``player.json`` of the ``--width`` and ``--depth`` network), ``eval.json`` and
 ``metrics.jsonl``; the ladder's lines and ``--save`` file (a refusal, as a handful of deals
 gets); the arena's JSON line.  ``LEASE_FAIL=<recipe>`` makes that recipe's training fail before
 it exports a player.
@@ -56,7 +57,15 @@ def train(recipe, flags):
         sys.exit(1)
     out = flag(flags, "--out")
     os.makedirs(out, exist_ok=True)
-    shutil.copytree(shipped(flag(flags, "--from")), os.path.join(out, "player"))
+    source = flag(flags, "--from")
+    if source is None:  # a fresh network: a player.json with its shape
+        os.makedirs(os.path.join(out, "player"))
+        net = {"width": int(flag(flags, "--width")), "depth": int(flag(flags, "--depth"))}
+        with open(os.path.join(out, "player", "player.json"), "w") as f:
+            json.dump({"network": net}, f)
+    else:
+        shutil.copytree(source if os.path.isdir(source) else shipped(source),
+                        os.path.join(out, "player"))
     with open(os.path.join(out, "eval.json"), "w") as f:
         json.dump({"iteration": 1, "mean": 0.0}, f)
     with open(os.path.join(out, "metrics.jsonl"), "w") as f:

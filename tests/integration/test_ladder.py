@@ -174,3 +174,30 @@ def test_lease_script_passes_only_flags_its_commands_know(tmp_path):
                                LEASE_SECONDS="900", LEASE_EVAL_RESERVE="20")
     assert [c[0] for c in calls] == ["train", "ladder", "arena", "arena"] * 3, summary
     assert "--counterfactual" in calls[8] and "4096" in calls[0]
+    # Gongzhu's shipped 128 x 2 network is not continued: a fresh one of the paper's shape
+    assert "--from" not in calls[0] and calls[0][calls[0].index("--width") + 1] == "512"
+    assert "a fresh network, not a continuation" in summary
+    assert calls[4][calls[4].index("--from") + 1] == "doudizhu-pretrained"
+
+
+def _artifact(path, width, depth):
+    os.makedirs(path)
+    with open(os.path.join(path, "player.json"), "w") as f:
+        json.dump({"network": {"width": width, "depth": depth}}, f)
+    return path
+
+
+@pytest.mark.parametrize("width, grow, continued", [(512, "1", True), (128, "1", False),
+                                                    (128, "0", True)])
+def test_lease_continues_lease_from_when_it_has_the_lease_shape(tmp_path, width, grow,
+                                                                continued):
+    """LEASE_FROM's artifact is continued in place of the shipped player when its network is
+    the lease's (512 x 6 for Gongzhu) or LEASE_GROW=0; otherwise a fresh network is trained.
+    The ladder still plays the shipped player."""
+    art = _artifact(str(tmp_path / "earlier"), width, 6 if width == 512 else 2)
+    calls, summary, _ = _lease(tmp_path, "scrofazero-pretrained", LEASE_TINY="0",
+                               LEASE_PACK="0", LEASE_SECONDS="400", LEASE_EVAL_RESERVE="20",
+                               LEASE_FROM=f"scrofazero-pretrained={art}", LEASE_GROW=grow)
+    train, ladder = calls[0], calls[1]
+    assert (train[train.index("--from") + 1] == art) if continued else "--from" not in train
+    assert ladder[ladder.index("--shipped") + 1] == "scrofazero-pretrained"
