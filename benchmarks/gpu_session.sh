@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every GPU measurement the open issues ask for, in one script that fits a short GPU lease:
-# environment throughput (issue 16), DouZero DMC frames/s (issue 16), search speed and the
-# Whitehouse et al. experiments for as long as the time left allows (issue 18).
+# environment throughput (Dou Dizhu with its gate both ways first: issue 43), DouZero DMC
+# frames/s, search speed and the Whitehouse et al. experiments for as long as the time left
+# allows.
 #
 #   OUT=gpu_results SECONDS_TOTAL=560 bash benchmarks/gpu_session.sh
 #
@@ -42,7 +43,14 @@ step() {  # step NAME MAX_SECONDS COMMAND...: run under min(MAX, time left - 5) 
   $PY -c "import jax; print('jax', jax.__version__, jax.devices())"; } >"$RES/summary.txt" 2>&1
 cat "$RES/summary.txt"
 
-step env 110 $PY scripts/benchmark.py --games doudizhu,tractor,gongzhu \
+# Dou Dizhu first, its gated lead picker both ways (issue 43: both branches for every game, the
+# default on a GPU, against the lead games gathered, CARDJAX_GATE=sparse)
+step env_doudizhu 60 $PY scripts/benchmark.py --games doudizhu --batch-sizes 65536,262144 \
+    --seconds 0.5 --repeats 2 --no-peers --json "$RES/env_doudizhu.json"
+step env_doudizhu_sparse 60 env CARDJAX_GATE=sparse $PY scripts/benchmark.py --games doudizhu \
+    --batch-sizes 65536,262144 --seconds 0.5 --repeats 2 --no-peers \
+    --json "$RES/env_doudizhu_sparse.json"
+step env 110 $PY scripts/benchmark.py --games tractor,gongzhu \
     --batch-sizes 16384,65536,262144 --seconds 0.5 --repeats 2 --no-peers --json "$RES/env.json"
 step douzero 80 $PY scripts/benchmark_training.py --trainer douzero --num-envs 4096,16384 \
     --lstm 128 --width 512 --depth 3 --head-width 512 --head-depth 3 --minibatch 8192 \

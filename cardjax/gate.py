@@ -9,10 +9,16 @@ it alone, gathered ``1/share`` of the batch at a time (usually in one pass, ofte
 game takes a plain branch, and nested ``vmap`` s are flattened into one batch.  On other
 platforms, where a data-dependent branch or loop costs a host round trip, it computes both and
 selects, as plain ``vmap`` does.  The results are the same either way.
+
+``CARDJAX_GATE`` (read when a program is traced) chooses otherwise on every platform: ``sparse``
+(the gathered rows) or ``select`` (both branches everywhere); ``auto``, the default, is the
+choice above.  On a GPU with a large batch the gathered rows may pay for their round trips: the
+benchmarks measure both (``benchmarks/gpu_session.sh``).
 """
 
 from __future__ import annotations
 
+import os
 import weakref
 
 import jax
@@ -20,6 +26,23 @@ import jax.numpy as jnp
 from jax.custom_batching import custom_vmap
 
 _JITS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+MODES = ("auto", "sparse", "select")
+
+
+def mode() -> str:
+    """``CARDJAX_GATE`` (one of :data:`MODES`; unset: ``auto``)."""
+    m = os.environ.get("CARDJAX_GATE", "auto") or "auto"
+    if m not in MODES:
+        raise ValueError(f"CARDJAX_GATE={m!r}: expected one of {', '.join(MODES)}")
+    return m
+
+
+def _by_platform(pred, args, sparse, select_all):
+    """``sparse`` on CPU and ``select_all`` elsewhere, or one of them everywhere (:func:`mode`)."""
+    m = mode()
+    if m != "auto":
+        return (sparse if m == "sparse" else select_all)(pred, args)
+    return jax.lax.platform_dependent(pred, args, cpu=sparse, default=select_all)
 
 
 def _jit(fn):
@@ -73,7 +96,7 @@ def _batched(f, g, share):
 
     @custom_vmap
     def call(pred, args):
-        return jax.lax.platform_dependent(pred, args, cpu=sparse, default=select_all)
+        return _by_platform(pred, args, sparse, select_all)
 
     @call.def_vmap
     def _flatten(size, in_batched, pred, args):
@@ -119,6 +142,7 @@ def either(pred, f, g, *args, parts: int = 4):
     ``g`` may close over traced values (an agent's weights), which are not copied per row.
     """
     pred = jnp.asarray(pred, bool)
+    args = jax.tree_util.tree_map(jnp.asarray, args)  # numpy rows cannot be gathered by tracers
     n = pred.shape[0]
 
     def select_all(pred, args):
@@ -130,4 +154,4 @@ def either(pred, f, g, *args, parts: int = 4):
                                      jax.eval_shape(f, *args))
         return _on_rows(g, ~pred, args, _on_rows(f, pred, args, out, cap), cap)
 
-    return jax.lax.platform_dependent(pred, args, cpu=sparse, default=select_all)
+    return _by_platform(pred, args, sparse, select_all)

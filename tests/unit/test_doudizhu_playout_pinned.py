@@ -46,3 +46,10 @@ def test_seeded_games_unchanged(player, bidding):
     env = cardjax.make("doudizhu", bidding=bidding)
     agent = None if player == "random" else cardjax.agents.get(env, "rule")
     assert digest(env, 7, agent) == PINNED[(player, bidding)]
+
+
+def test_the_gpus_gate_plays_the_same_games(monkeypatch):
+    """Both branches computed for every game and selected (``CARDJAX_GATE=select``, what a GPU
+    runs by default) give the pinned games too."""
+    monkeypatch.setenv("CARDJAX_GATE", "select")
+    assert digest(cardjax.make("doudizhu"), 7) == PINNED[("random", False)]

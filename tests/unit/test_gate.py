@@ -4,6 +4,7 @@ every branch for every game and selecting."""
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from cardjax.gate import either, gated
@@ -61,3 +62,24 @@ def test_either_never_calls_a_function_on_rows_of_the_other():
     g = lambda x: jnp.sqrt(jnp.where(x < 0, -x, jnp.nan))
     got = np.asarray(jax.jit(lambda p, x: either(p, f, g, x, parts=2))(pred, x))
     np.testing.assert_allclose(got, np.sqrt(np.abs(x)))
+
+
+def test_every_mode_gives_the_same_answers(monkeypatch):
+    """CARDJAX_GATE=sparse / select / auto: the same results (on CPU auto is sparse)."""
+    pred = np.array([True, False, False, True, True, False, False])
+    x = np.arange(21, dtype=np.float32).reshape(7, 3)
+    outs = []
+    for m in ("auto", "sparse", "select"):
+        monkeypatch.setenv("CARDJAX_GATE", m)
+        g = jax.vmap(lambda p, x: gated(p, _heavy, _light, x, 2.0, share=2))(pred, x)
+        e = either(pred, lambda x: (x * 2, jnp.sum(x, 1)), lambda x: (-x, jnp.max(x, 1)), x)
+        outs.append([np.asarray(v) for v in (*g, *e)])
+    for other in outs[1:]:
+        for a, b in zip(outs[0], other):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_an_unknown_mode_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("CARDJAX_GATE", "fast")
+    with pytest.raises(ValueError, match="CARDJAX_GATE='fast': expected one of auto, sparse, select"):
+        jax.vmap(lambda p, x: gated(p, _heavy, _light, x, 1.0))(np.array([True]), np.ones((1, 3)))
