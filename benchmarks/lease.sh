@@ -15,7 +15,8 @@
 # target +2.0); their shares of MINUTES are 2 : 2 : 1.  Each player gets a time slot (its share
 # of MINUTES and its slack, what an earlier one leaves unused carried over); in it, training runs
 # under `timeout` with LEASE_EVAL_RESERVE seconds kept for the ladder and the arena, each also
-# under `timeout`.  One player failing or running out of time leaves the others alone.
+# under `timeout`.  One player failing or running out of time leaves the others alone; a
+# training cut before its export comes back as its newest checkpoint (`cardjax export`).
 #
 # $OUT (default ./lease_out) gets summary.txt and, per player, $OUT/<name>/: player/ (the
 # exported artifact: player.json, params.msgpack), eval.json, metrics.jsonl, parent.json,
@@ -138,12 +139,18 @@ print(' '.join(f'--{k} {v}' for k, v in want.items()) if any(str(net.get(k)) != 
         --minutes "$share" --iterations 1000000 --checkpoint_every 25 --eval_every 0 \
         --eval_deals "$EVAL_DEALS" --eval_seed "$TRAIN_EVAL_SEED" --no-progress --out "$run" \
         $SIZE
+    if [ ! -f "$run/player/player.json" ] && [ -d "$run/checkpoints" ]; then
+        # a run cut before its export: its newest checkpoint becomes the player (the whole run,
+        # with its checkpoints and replay buffers, is over what a device call brings back)
+        $PY -m cardjax export --run "$run" --name player --directory "$run" \
+            --command "cardjax train $RECIPE (cut; lease.sh $MINUTES)" --device "${DEVICE:-?}" \
+            >>"$dest/train.log" 2>&1 && say "   the run was cut: its newest checkpoint exported"
+    fi
     for f in eval.json metrics.jsonl parent.json eval_settings.json; do
         [ -f "$run/$f" ] && cp "$run/$f" "$dest/"
     done
     if [ ! -f "$run/player/player.json" ]; then
-        # a run cut before its last evaluation: its newest checkpoint is a player at home
-        # (agents.load(env, RUN) reads it without the trainer), so nothing trained is lost
+        # no checkpoint could be read: the run as it is (a small one comes back whole)
         [ -d "$run/checkpoints" ] && cp -r "$run" "$dest/run" && say "   kept the run: $p/run"
         say "   $p: no exported player (training failed or was cut); see $p/train.log"
         tail -n 5 "$dest/train.log" 2>/dev/null | sed 's/^/   | /' | tee -a "$SUMMARY"

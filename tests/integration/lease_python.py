@@ -6,8 +6,9 @@ to ``$LEASE_CALLS`` (one JSON line: the command and its flags) and writes what t
 writes: the training run's ``player/`` (a copy of the ``--from`` player; without ``--from`` a
 ``player.json`` of the ``--width`` and ``--depth`` network), ``eval.json`` and
 ``metrics.jsonl``; the ladder's lines and ``--save`` file (a refusal, as a handful of deals
-gets); the arena's JSON line.  ``LEASE_FAIL=<recipe>`` makes that recipe's training fail before
-it exports a player.
+gets); the arena's JSON line; ``export``'s player (a ``player.json``).  ``LEASE_FAIL=<recipe>``
+makes that recipe's training fail before it exports a player, ``LEASE_CUT=<recipe>`` stop it
+after a checkpoint, as its time limit would.
 
 It imports neither JAX nor cardjax (a process that does takes 2-3 s, a lease makes a dozen
 calls): the test parses every recorded call with the command's own parser afterwards
@@ -57,6 +58,9 @@ def train(recipe, flags):
         sys.exit(1)
     out = flag(flags, "--out")
     os.makedirs(out, exist_ok=True)
+    if os.environ.get("LEASE_CUT") == recipe:  # cut by its time limit after a checkpoint
+        os.makedirs(os.path.join(out, "checkpoints"))
+        sys.exit(124)
     source = flag(flags, "--from")
     if source is None:  # a fresh network: a player.json with its shape
         os.makedirs(os.path.join(out, "player"))
@@ -82,6 +86,13 @@ def ladder(flags):
     sys.exit(f"error: ladder refused: {deals} deals < the 1024 required")
 
 
+def export(flags):
+    player = os.path.join(flag(flags, "--directory"), flag(flags, "--name"))
+    os.makedirs(player)
+    with open(os.path.join(player, "player.json"), "w") as f:
+        json.dump({"network": {}, "run": flag(flags, "--run")}, f)
+
+
 def arena(flags):
     print(json.dumps({"mean": 0.75, "stderr": 0.25, "deals": int(flag(flags, "--deals", "256"))}))
 
@@ -101,6 +112,8 @@ def main(argv):
         ladder(rest)
     elif command == "arena":
         arena(rest)
+    elif command == "export":
+        export(rest)
     else:
         sys.exit(f"lease_python: unexpected command {command}")
 

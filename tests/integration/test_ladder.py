@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -201,3 +202,22 @@ def test_lease_continues_lease_from_when_it_has_the_lease_shape(tmp_path, width,
     train, ladder = calls[0], calls[1]
     assert (train[train.index("--from") + 1] == art) if continued else "--from" not in train
     assert ladder[ladder.index("--shipped") + 1] == "scrofazero-pretrained"
+
+
+def test_a_cut_run_comes_back_as_its_newest_checkpoint(tmp_path):
+    """A training cut by its time limit after a checkpoint (no exported player): the script
+    exports the newest checkpoint as the player (the whole run is over what a device call brings
+    back), then plays the ladder and the arena with it."""
+    calls, summary, out = _lease(tmp_path, "doudizhu-pretrained", parse=False,
+                                 LEASE_CUT="douzero", LEASE_PACK="0")
+    assert [c[0] for c in calls] == ["train", "export", "ladder", "arena"], summary
+    flags = dict(zip(calls[1][1::2], calls[1][2::2]))
+    assert flags["--name"] == "player" and flags["--directory"] == flags["--run"]
+    os.makedirs(flags["--run"])  # the lease's run, removed when it ended: the flags parse
+    try:
+        lease_python.parse_call(calls[1])
+    finally:
+        shutil.rmtree(os.path.dirname(flags["--run"]))
+    assert "newest checkpoint exported" in summary
+    assert (out / "doudizhu-pretrained" / "player" / "player.json").is_file()
+    assert not (out / "doudizhu-pretrained" / "run").exists()
