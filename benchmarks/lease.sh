@@ -134,16 +134,17 @@ print(' '.join(f'--{k} {v}' for k, v in want.items()) if any(str(net.get(k)) != 
         [ -n "$shape" ] && INIT=$shape && say "   $from has another network than the" \
             "lease's ($GROW): a fresh network, not a continuation"
     fi
-    # shellcheck disable=SC2086
-    timed "$train_limit" "$dest/train.log" $PY -m cardjax train "$RECIPE" $INIT \
-        --minutes "$share" --iterations 1000000 --checkpoint_every 25 --eval_every 0 \
-        --eval_deals "$EVAL_DEALS" --eval_seed "$TRAIN_EVAL_SEED" --no-progress --out "$run" \
-        $SIZE
+    # shellcheck disable=SC2206
+    TRAIN=(train "$RECIPE" $INIT --minutes "$share" --iterations 1000000 --checkpoint_every 25
+           --eval_every 0 --eval_deals "$EVAL_DEALS" --eval_seed "$TRAIN_EVAL_SEED" --no-progress
+           --out "$run" $SIZE)
+    timed "$train_limit" "$dest/train.log" $PY -m cardjax "${TRAIN[@]}"
     if [ ! -f "$run/player/player.json" ] && [ -d "$run/checkpoints" ]; then
         # a run cut before its export: its newest checkpoint becomes the player (the whole run,
-        # with its checkpoints and replay buffers, is over what a device call brings back)
+        # with its checkpoints and replay buffers, is over what a device call brings back); its
+        # lineage keeps the command, so the ladder knows the seeds it used
         $PY -m cardjax export --run "$run" --name player --directory "$run" \
-            --command "cardjax train $RECIPE (cut; lease.sh $MINUTES)" --device "${DEVICE:-?}" \
+            --command "cardjax ${TRAIN[*]} (cut by its limit)" --device "${DEVICE:-?}" \
             >>"$dest/train.log" 2>&1 && say "   the run was cut: its newest checkpoint exported"
     fi
     for f in eval.json metrics.jsonl parent.json eval_settings.json; do

@@ -213,6 +213,8 @@ def test_a_cut_run_comes_back_as_its_newest_checkpoint(tmp_path):
     assert [c[0] for c in calls] == ["train", "export", "ladder", "arena"], summary
     flags = dict(zip(calls[1][1::2], calls[1][2::2]))
     assert flags["--name"] == "player" and flags["--directory"] == flags["--run"]
+    # the command it records is the training's, so the ladder finds the seeds it used
+    assert ladder.seeds_used({"command": flags["--command"]})[0] == {0, 778}
     os.makedirs(flags["--run"])  # the lease's run, removed when it ended: the flags parse
     try:
         lease_python.parse_call(calls[1])
