@@ -51,5 +51,15 @@ def test_seeded_games_unchanged(player, bidding):
 def test_the_gpus_gate_plays_the_same_games(monkeypatch):
     """Both branches computed for every game and selected (``CARDJAX_GATE=select``, what a GPU
     runs by default) give the pinned games too."""
+    env = cardjax.make("doudizhu")
+    keys = jax.random.split(jax.random.key(0), 4)
+    states = jax.vmap(env.init)(keys)
+
+    def loops():  # the CPU's gathered rows run in a while loop; selecting has none
+        return str(jax.make_jaxpr(jax.vmap(env.random_action))(keys, states)).count("while[")
+
+    assert loops() == 1
     monkeypatch.setenv("CARDJAX_GATE", "select")
-    assert digest(cardjax.make("doudizhu"), 7) == PINNED[("random", False)]
+    env = cardjax.make("doudizhu")  # its programs traced afresh under the switch
+    assert loops() == 0
+    assert digest(env, 7) == PINNED[("random", False)]
