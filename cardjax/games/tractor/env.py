@@ -2,7 +2,8 @@
 declarations, burial, chaodi, tricks).  Rules: shared/rules/tractor.md; this implementation's
 choices and options: docs/games.md ("Tractor").  Cards are 54 *types* (``13 * suit + rank``, suits
 S H D C, ranks 2..A; ``52`` = XJ, ``53`` = DJ), two copies each; hands and plays are count vectors
-``int8[54]``.  Elsewhere: move arithmetic in :mod:`~cardjax.games.tractor.moves` (and the phase
+``int8[54]``.  Elsewhere: the state's fields in :mod:`~cardjax.games.tractor.state`, move
+arithmetic in :mod:`~cardjax.games.tractor.moves` (and the phase
 ids), throws and trick winners in :mod:`~cardjax.games.tractor.tricks`, the levels a score gains
 and jitted functions of a state for trainers and agents in
 :mod:`~cardjax.games.tractor.state_facts` (``trick_holder``, ``table_points``,
@@ -23,8 +24,9 @@ Actions (``num_actions = 66``):
   ``60..63`` declare (or, in chaodi, overturn with) a pair of level cards of suit S, H, D, C;
   ``64, 65`` declare / overturn with a pair of XJ, of DJ (no trump).
 
-The fields of :class:`State` beyond the contract are described where they are declared; they are
-public unless they start with ``_``.
+The fields of :class:`~cardjax.games.tractor.state.State` beyond the contract are described where
+they are declared (:mod:`~cardjax.games.tractor.state`); they are public unless they start with
+``_``.
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
-from flax import struct
 
 from cardjax.core import Env, HiddenCards, PRNGKey
 from cardjax.games.tractor import cards as tc
@@ -45,6 +46,7 @@ from cardjax.games.tractor import state_facts
 from cardjax.games.tractor import tricks
 from cardjax.gate import gated
 from cardjax.games.tractor.moves import BURY, CHAODI, DECLARE, OVER, PLAY
+from cardjax.games.tractor.state import State  # noqa: F401 -- the env's state, also env.State
 
 Array = jax.Array
 
@@ -56,57 +58,6 @@ DECL_SINGLE, DECL_PAIR, DECL_XJ, DECL_DJ = tl.DECL_SINGLE, tl.DECL_PAIR, tl.DECL
 CHAODI_SUIT_KEY = tl.CHAODI_SUIT_KEY
 HAND = 25
 KITTY = 8
-
-
-@struct.dataclass
-class State:
-    current_player: Array
-    legal_action_mask: Array
-    rewards: Array
-    terminated: Array
-    step_count: Array
-    phase: Array  # 0 DECLARE, 1 BURY, 2 CHAODI, 3 PLAY (tricks), 4 OVER
-    level: Array  # rank index 0..12 (2..A)
-    trump: Array  # suit 0..3, or 4 = NT
-    dealer: Array  # -1 until the last declarer deals (dealer="declarer")
-    deal_first: Array  # the seat that received the first card
-    decl_seat: Array  # -1: no declaration yet
-    decl_kind: Array  # 0 none, 1 single, 2 pair, 3 XJ pair, 4 DJ pair
-    decl_suit: Array  # 0..3, or 4 = NT (a joker pair)
-    turn: Array  # declaration turn 0..103
-    burier: Array  # the seat that buries, or last buried, the kitty
-    buried: Array  # cards buried so far (0..8)
-    passes: Array  # chaodi passes in a row
-    leader: Array
-    trick_no: Array
-    trick: Array  # [seat, type] cards on the table, the partial move of the seat to act included
-    num_in_trick: Array  # plays of the trick that are complete
-    lead_suit: Array  # the current lead's effective suit
-    lead_n: Array  # the lead's cards
-    lead_k1: Array  # pairs in the lead's longest tractor
-    lead_pairs: Array  # the lead's pairs
-    lead_tractors: Array  # the length (pairs) of each of the lead's tractors, longest first
-    follow_base: Array  # the cards of a follow's finished units against several tractors
-    played: Array  # [seat, type]
-    revealed: Array  # [seat, type]: cards known to be in a hand (from failed throws)
-    voids: Array  # [seat, effective suit]: shown by not following
-    led: Array  # [seat, type]: the cards each seat has led (move history)
-    sloughed: Array  # [seat, type]: cards played in a follow off the led suit (discards, ruffs)
-    last_trick: Array  # [seat, type]
-    last_leader: Array
-    last_winner: Array
-    hand_sizes: Array
-    attacker_points: Array  # points taken in tricks
-    defender_points: Array
-    kitty_points: Array  # the kitty's points, filled at the end
-    kitty_bonus: Array
-    penalty: Array  # failed-throw points, signed for the attackers, added to their score at the end
-    level_gain: Array  # [team]
-    _hands: Array  # [seat, type]
-    _kitty: Array  # [type]
-    _deal: Array  # [108] the deal order; cards 100..107 form the first kitty
-    _bury_mark: Array  # [seat, type]: each seat's last burial, for sample_hidden
-    _takers: Array  # [a, b]: seat b took the kitty (chaodi) after a's last burial
 
 
 # ---------------------------------------------------------------------------- the env
