@@ -16,7 +16,8 @@
 # of MINUTES and its slack, what an earlier one leaves unused carried over); in it, training runs
 # under `timeout` with LEASE_EVAL_RESERVE seconds kept for the ladder and the arena, each also
 # under `timeout`.  One player failing or running out of time leaves the others alone; a
-# training cut before its export comes back as its newest checkpoint (`cardjax export`).
+# training cut before its export comes back as its newest checkpoint (`cardjax export`, which
+# writes the lineage the trainer would have: parent, minutes and frames).
 #
 # $OUT (default ./lease_out) gets summary.txt and, per player, $OUT/<name>/: player/ (the
 # exported artifact: player.json, params.msgpack), eval.json, metrics.jsonl, parent.json,

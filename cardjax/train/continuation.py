@@ -164,19 +164,31 @@ def read_parent(out: str) -> dict | None:
         return json.load(f)
 
 
-def run_totals(out: str, iteration: int, frames: str | int) -> tuple[float, int]:
+def run_totals(out: str, iteration: int, frames: str | int | None) -> tuple[float, int]:
     """``(minutes, frames)`` of the run in ``out`` up to ``iteration`` (``metrics.jsonl``:
-    training wall time and the ``frames`` metric, or ``frames`` per iteration when a number)."""
+    training wall time and the ``frames`` metric, or ``frames`` per iteration when a number;
+    ``None``, for a run read without its trainer: each record's ``frames``, else its speed
+    (the runner's ``*_per_s``) times its seconds)."""
     from cardjax.train import metrics
 
     records = [r for r in metrics.read_jsonl(os.path.join(out, "metrics.jsonl"))
                if r.get("iteration", 0) <= iteration]
     minutes = records[-1].get("elapsed_s", 0.0) / 60.0 if records else 0.0
-    if isinstance(frames, str):
+    if frames is None:
+        total = int(round(sum(_units(r) for r in records)))
+    elif isinstance(frames, str):
         total = int(round(sum(r.get(frames, 0.0) for r in records)))
     else:
         total = int(frames) * len(records)
     return minutes, total
+
+
+def _units(record: dict) -> float:
+    """One iteration's frames from its metrics record, whatever its trainer."""
+    if "frames" in record:
+        return record["frames"]
+    rates = [v for k, v in record.items() if k.endswith("_per_s")]
+    return rates[0] * record.get("seconds", 0.0) if len(rates) == 1 else 0.0
 
 
 def lineage(out: str, iteration: int, frames: str | int, **more: Any) -> dict:

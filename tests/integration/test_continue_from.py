@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
 import jax
 import numpy as np
@@ -19,6 +20,7 @@ import cardjax
 from cardjax import agents, artifact
 from cardjax.agents import dmc as dmc_agent
 from cardjax.agents import pretrained
+from cardjax.commands import export as export_command
 from cardjax.commands.train import douzero, scrofazero
 from cardjax.train import alphazero, continuation, dmc, runner
 
@@ -164,6 +166,19 @@ def test_lineage_accumulates_through_export_and_load(ddz_parent, tmp_path):
     assert lin2["parent"] == lin["parent"] and lin2["ancestors"] == lin["ancestors"]
     assert lin2["frames"] > lin["frames"] and lin2["minutes"] >= lin["minutes"]
 
+    # a run cut before it exported (a lease's limit): `cardjax export --run` reads its newest
+    # checkpoint and writes the lineage the trainer would have, parent and totals included
+    shutil.rmtree(os.path.join(out, "player"))
+    cut = export_command.main(["--run", out, "--name", "tiny-cut", "--command", "cut by its limit",
+                               "--device", "1 x H200", "--directory", str(tmp_path / "cut")])
+    assert {k: cut["lineage"][k] for k in ("parent", "ancestors", "frames", "minutes",
+                                           "run_frames", "iteration")} == \
+        {k: lin2[k] for k in ("parent", "ancestors", "frames", "minutes", "run_frames",
+                              "iteration")}
+    assert cut["lineage"]["command"] == "cut by its limit"
+    assert cut["lineage"]["device"] == "1 x H200"
+    export(artifact.from_run(out, 2), 2)
+
     # shipped (cardjax export) and loaded: the lineage is kept whole; its child nests no further
     meta = pretrained.export(os.path.join(out, "player"), "tiny-continued",
                              directory=str(tmp_path / "shipped"))
@@ -189,3 +204,17 @@ def test_scrofazero_from(tmp_path, monkeypatch):
     assert same_tree(seen["state"].params, params)
     text = one_line_exit(scrofazero.main, flags + ["--depth", "2", "--out", str(tmp_path / "b")])
     assert "depth 1" in text and "2" in text
+
+
+def test_run_totals_read_without_the_trainer(tmp_path):
+    """A run's frames when its trainer is not known (``cardjax export --run`` of a cut run):
+    the ``frames`` metric where the records have it, else each iteration's speed times its
+    seconds (ScrofaZero's ``positions_per_s``); the minutes are the last record's elapsed time."""
+    records = [{"iteration": 1, "seconds": 0.5, "elapsed_s": 30.0, "positions_per_s": 208.0},
+               {"iteration": 2, "seconds": 0.25, "elapsed_s": 90.0, "positions_per_s": 416.0},
+               {"iteration": 3, "seconds": 1.0, "elapsed_s": 150.0, "positions_per_s": 1.0}]
+    (tmp_path / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert continuation.run_totals(str(tmp_path), 2, None) == (1.5, 208)
+    dmc_like = [dict(r, frames=7, frames_per_s=1.0) for r in records]
+    (tmp_path / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in dmc_like))
+    assert continuation.run_totals(str(tmp_path), 3, None) == (2.5, 21)
