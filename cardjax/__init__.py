@@ -7,7 +7,7 @@ import importlib
 from cardjax import registry
 from cardjax.registry import make
 from cardjax.contract import api_test
-from cardjax.core import Agent, CheckedEnv, Env, auto_reset, checked, random_action
+from cardjax.core import Agent, CheckedEnv, Env, auto_reset, checked, pick_action, random_action
 
 __version__ = "0.1.0"
 
@@ -25,4 +25,4 @@ def __getattr__(name: str):
 
 
 __all__ = ["make", "GAMES", "Agent", "Env", "CheckedEnv", "api_test", "auto_reset", "checked",
-           "random_action", "registry", "__version__"]
+           "pick_action", "random_action", "registry", "__version__"]

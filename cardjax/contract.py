@@ -4,7 +4,8 @@ Every game of cardjax passes it (the test suite runs it on each registered game)
 your own should too.  It plays ``num`` random games to the end under ``jit(vmap(step))`` and
 checks, at every step, what the contract promises (docs/architecture.md, "The environment
 contract"): the public fields' dtypes and shapes, legal random actions, zero-sum rewards equal
-within a team, the end within ``env.max_steps``, an all-True mask at the end, stepping a finished
+within a team, ``pick_action`` picking the k-th legal action (and ``random_action`` its
+uniform number's), the end within ``env.max_steps``, an all-True mask at the end, stepping a finished
 game changes nothing, fixed-shape observations, an illegal action ending the game with the
 penalty, batch independence (a game plays the same in any batch), the eager step equal to the
 jitted one, and ``sample_hidden`` keeping what the seat sees.  It raises ``AssertionError``
@@ -75,10 +76,20 @@ def api_test(env, num: int = 8, seed: int = 0, eager_steps: int = 2) -> dict:
     @jax.jit
     def play(state, key, forced):
         # one compiled program for every check: random moves, or ``forced`` where it is >= 0
-        action = jax.vmap(env.random_action)(jax.random.split(key, num), state)
+        keys = jax.random.split(key, num)
+        action = jax.vmap(env.random_action)(keys, state)
+        # pick_action: the k-th legal action for u in [k / count, (k + 1) / count), and the one
+        # random_action draws with its key's uniform number
+        mask = state.legal_action_mask
+        count = jnp.sum(mask, axis=1, dtype=jnp.int32)
+        k = (state.step_count * 7919) % jnp.maximum(count, 1)
+        picked = jax.vmap(env.pick_action)((k + 0.5) / jnp.maximum(count, 1), state)
+        kth = jnp.argmax(jnp.cumsum(mask, axis=1) > k[:, None], axis=1)
+        drawn = jax.vmap(env.pick_action)(jax.vmap(jax.random.uniform)(keys), state)
+        picks = jnp.stack([picked == kth, drawn == action], axis=1)
         action = jnp.where(forced >= 0, forced, action)
         nxt = env_step(state, action)
-        return nxt, action, jax.vmap(env.seat_teams)(nxt), nxt.legal_action_mask
+        return nxt, action, jax.vmap(env.seat_teams)(nxt), nxt.legal_action_mask, picks
 
     # observe and observe_oracle trace for every seat under vmap (so their shapes are fixed)
     for observe in (env.observe, env.observe_oracle):
@@ -89,11 +100,15 @@ def api_test(env, num: int = 8, seed: int = 0, eager_steps: int = 2) -> dict:
     while steps <= env.max_steps:
         done = np.asarray(state.terminated)
         key, sub = jax.random.split(key)
-        nxt, action, seat_teams, nxt_mask = play(state, sub, none)
-        action, seat_teams = np.asarray(action), np.asarray(seat_teams)
+        nxt, action, seat_teams, nxt_mask, picks = play(state, sub, none)
+        action, seat_teams, picks = np.asarray(action), np.asarray(seat_teams), np.asarray(picks)
         live = ~done
         _check(mask[np.arange(num), action][live].all(),
                f"random_action chose an illegal move at step {steps}")
+        _check(picks[live, 0].all(), f"pick_action(u) is not the floor(u * count)-th legal "
+               f"action at step {steps}")
+        _check(picks[live, 1].all(), f"random_action is not pick_action of its key's uniform "
+               f"number at step {steps}")
         _public(env, nxt, (num,))
         rewards = np.asarray(nxt.rewards, np.float64)
         _check(np.abs(rewards.sum(axis=1)).max() < 1e-3,

@@ -99,8 +99,16 @@ class Env:
 
     def random_action(self, key: PRNGKey, state) -> Array:
         """int32: a uniformly random legal action (the same one as :func:`random_action` on the
-        state's mask, whatever the representation)."""
-        return random_action(key, state.legal_action_mask)
+        state's mask, whatever the representation): :meth:`pick_action` of one uniform number
+        drawn from ``key``."""
+        return self.pick_action(jax.random.uniform(key), state)
+
+    def pick_action(self, u: Array, state) -> Array:
+        """int32: the legal action a uniform number ``u`` in [0, 1) picks, the
+        ``floor(u * count)``-th legal action in id order (:func:`pick_action`).  A batch of
+        games can draw its numbers at once (``jax.random.uniform(key, (B,))``) instead of one
+        key per game."""
+        return pick_action(u, state.legal_action_mask)
 
     def _all_legal(self, state):
         """``state`` with every action legal (a terminal state's mask)."""
@@ -285,13 +293,15 @@ def checked(env: Env) -> CheckedEnv:
 
 
 def random_action(key: PRNGKey, mask: Array) -> Array:
-    """A uniformly random legal action.
+    """A uniformly random legal action: :func:`pick_action` of one uniform number (rather than a
+    Gumbel draw per action: random bits are the main cost of a random playout step)."""
+    return pick_action(jax.random.uniform(key), mask)
 
-    One uniform number picks the k-th legal action (rather than a Gumbel draw per action: random
-    bits are the main cost of a random playout step).  The k-th True is found in two levels —
-    which block of about sqrt(n) actions, then where inside it — because a running sum over all
-    27,472 Dou Dizhu actions is slow on CPUs.
-    """
+
+def pick_action(u: Array, mask: Array) -> Array:
+    """The ``floor(u * count)``-th True of ``mask`` (``u`` in [0, 1)).  It is found in two levels
+    — which block of about sqrt(n) actions, then where inside it — because a running sum over all
+    27,472 Dou Dizhu actions is slow on CPUs."""
     n = mask.shape[-1]
     width = max(1, math.isqrt(n - 1) + 1)  # ceil(sqrt(n))
     blocks = -(-n // width)
@@ -299,7 +309,7 @@ def random_action(key: PRNGKey, mask: Array) -> Array:
     per_block = jnp.sum(m, axis=1)
     upto = legal_words.running_sum(per_block)
     count = upto[-1]
-    k = jnp.floor(jax.random.uniform(key) * count).astype(jnp.int32)
+    k = jnp.floor(jnp.asarray(u, jnp.float32) * count).astype(jnp.int32)
     k = jnp.minimum(k, count - 1)
     block = jnp.sum(upto <= k)  # the first block reaching past k (a sum: cheaper than argmax)
     k_in = k - (upto[block] - per_block[block])

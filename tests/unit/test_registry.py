@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import jax
 import jax.numpy as jnp
 import pytest
 
@@ -80,9 +81,27 @@ class _NotZeroSum(MiniDouDizhu):
         return nxt.replace(rewards=nxt.rewards + jnp.float32(1.0))
 
 
+class _FirstPick(MiniDouDizhu):
+    """Picks the first legal action whatever ``u``: still legal, but not the k-th."""
+
+    def pick_action(self, u, state):
+        return jnp.argmax(state.legal_action_mask).astype(jnp.int32)
+
+
+class _OwnRandom(MiniDouDizhu):
+    """A random_action of its own that is not pick_action of its key's uniform number."""
+
+    def random_action(self, key, state):
+        return self.pick_action(1.0 - jax.random.uniform(key), state)
+
+
 def test_the_contract_test_catches_a_broken_game():
     with pytest.raises(AssertionError, match="contract: rewards are not zero-sum at step 0"):
         cardjax.api_test(_NotZeroSum(), num=2)
+    with pytest.raises(AssertionError, match="contract: pick_action.u. is not the floor"):
+        cardjax.api_test(_FirstPick(), num=2)
+    with pytest.raises(AssertionError, match="contract: random_action is not pick_action"):
+        cardjax.api_test(_OwnRandom(), num=2)
 
 
 def test_runs_and_players_record_their_rules(tmp_path):

@@ -73,19 +73,19 @@ def make_playout(env, block: int, unroll: int, devices=None) -> Callable:
     """``run(state, key, num_blocks) -> (state, key, finished, their_steps, real_steps)``, jitted.
 
     A block is a ``lax.scan`` of ``block`` steps of ``vmap(env.step)`` with a random legal action
-    in every game; after each block ``cardjax.core.reset_finished`` deals new games into the
+    in every game (``env.pick_action`` of one uniform number per game, the block's numbers drawn
+    at once rather than a key per game and step); after each block ``cardjax.core.reset_finished`` deals new games into the
     slots whose game ended.  Only steps of games still running count (``real_steps``): a slot
     that finished mid-block idles until the block ends and its no-op steps are not counted.
     With several ``devices`` the batch is split evenly across them (``jax.shard_map``), each
     device playing its own games with its own random numbers, and the counts are summed.
     """
     step = jax.vmap(env.step)
-    act = jax.vmap(env.random_action)
+    pick = jax.vmap(env.pick_action)
 
-    def one(carry, _):
+    def one(carry, u):
         state, key, finished, length, real = carry
-        key, k_act = jax.random.split(key)
-        action = act(jax.random.split(k_act, state.terminated.shape[0]), state)
+        action = pick(u, state)
         live = ~state.terminated
         state = step(state, action)
         ended = live & state.terminated
@@ -95,7 +95,9 @@ def make_playout(env, block: int, unroll: int, devices=None) -> Callable:
         return (state, key, finished, length, real), None
 
     def body(_, carry):
-        carry, _ = jax.lax.scan(one, carry, None, length=block, unroll=unroll)
+        key, k_act = jax.random.split(carry[1])
+        us = jax.random.uniform(k_act, (block,) + carry[0].terminated.shape)
+        carry, _ = jax.lax.scan(one, (carry[0], key, *carry[2:]), us, unroll=unroll)
         state, key, *counts = carry
         key, k_deal = jax.random.split(key)
         return (reset_finished(state, env.init, k_deal), key, *counts)

@@ -277,10 +277,10 @@ class DouDizhu(Env):
             legal = jnp.where(s.bidding, legal_words.contains(_bid_words(s), action), legal)
         return legal | s.terminated
 
-    def random_action(self, key: PRNGKey, state: State) -> Array:
-        # The same action as legal_words.sample(key, state.legal_words), without building the
-        # whole set for a follow.
-        s, u = state, jax.random.uniform(key)
+    def pick_action(self, u: Array, state: State) -> Array:
+        # The same action as legal_words.pick(state.legal_words, u), without building the whole
+        # set for a follow.
+        s = state
         action = moves.pick_legal(u, s._hands[s.current_player], s.to_beat)
         if self.bidding:
             action = jnp.where(s.bidding, legal_words.pick(_bid_words(s), u), action)
