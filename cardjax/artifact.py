@@ -60,7 +60,10 @@ def lineage(command: str | None = None, device: str | None = None, parent: str |
     """Where an artifact comes from: the command (default: this process's), the device (default:
     JAX's first device and the count), today's date, the parent player, the iteration."""
     if command is None:
-        command = shlex.join([os.path.basename(sys.argv[0]) or "python"] + sys.argv[1:])
+        head = sys.argv[0]  # a script, or ``cardjax train shengji`` (cardjax.commands.main)
+        words = head.split() if head.startswith("cardjax ") else [os.path.basename(head)
+                                                                   or "python"]
+        command = shlex.join(words + sys.argv[1:])
     if device is None:
         import jax
 

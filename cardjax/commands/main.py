@@ -176,12 +176,14 @@ def dispatch(argv: list[str], prog: str = "cardjax", package: str = PACKAGE,
         package, folder = command.module, folder / command.name
         doc = importlib.import_module(package).__doc__
     module = importlib.import_module(command.module)
-    saved = sys.argv[0]
-    sys.argv[0] = prog  # argparse's prog: ``cardjax arena``
+    saved = sys.argv[:]
+    # argparse's prog (``cardjax arena``) and the command line a run records as its lineage:
+    # the command's words, then its own flags
+    sys.argv[:] = [prog] + list(argv)
     try:
         return module.main(argv)
     finally:
-        sys.argv[0] = saved
+        sys.argv[:] = saved
 
 
 def main(argv=None) -> None:

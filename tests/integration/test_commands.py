@@ -93,6 +93,23 @@ def test_a_command_gets_its_flags_and_its_name(capsys):
     assert capsys.readouterr().out.startswith("usage: cardjax train gongzhu_dmc ")
 
 
+def test_a_command_records_its_own_command_line(monkeypatch):
+    """What a run records as its lineage's command: the command's words, then its flags (not the
+    dispatcher's argv again after them); sys.argv is the caller's again afterwards."""
+    from cardjax import artifact
+    from cardjax.commands import arena
+
+    seen = {}
+    monkeypatch.setattr(arena, "main", lambda argv: seen.update(
+        command=artifact.lineage(device="cpu")["command"], argv=list(argv)))
+    before = ["/somewhere/cardjax/__main__.py", "arena", "--game", "tractor", "--deals", "4"]
+    monkeypatch.setattr(sys, "argv", list(before))
+    cardjax_command.dispatch(sys.argv[1:])
+    assert seen == {"command": "cardjax arena --game tractor --deals 4",
+                    "argv": ["--game", "tractor", "--deals", "4"]}
+    assert sys.argv == before
+
+
 @pytest.mark.parametrize("path", WRAPPERS, ids=[str(p.relative_to(ROOT)) for p in WRAPPERS])
 def test_a_wrapper_runs_one_command(path: pathlib.Path):
     text = path.read_text()
