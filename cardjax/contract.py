@@ -5,8 +5,8 @@ your own should too.  It plays ``num`` random games to the end under ``jit(vmap(
 checks, at every step, what the contract promises (docs/architecture.md, "The environment
 contract"): the public fields' dtypes and shapes, legal random actions, zero-sum rewards equal
 within a team, ``pick_action`` picking the k-th legal action (and ``random_action`` its
-uniform number's), the end within ``env.max_steps``, an all-True mask at the end, stepping a finished
-game changes nothing, fixed-shape observations, an illegal action ending the game with the
+uniform number's), the end within ``env.max_steps``, an all-True mask at the end, stepping a
+finished game changes nothing, fixed-shape observations, an illegal action ending the game with the
 penalty, batch independence (a game plays the same in any batch), the eager step equal to the
 jitted one, and ``sample_hidden`` keeping what the seat sees.  It raises ``AssertionError``
 naming the first broken promise.

@@ -31,7 +31,6 @@ import json
 import os
 
 import cardjax
-from cardjax import artifact
 from cardjax.agents import pretrained
 
 
@@ -84,23 +83,6 @@ def parse_args(argv=None) -> argparse.Namespace:
     return args
 
 
-def with_run_lineage(source: artifact.Artifact) -> artifact.Artifact:
-    """``source`` read from a run's checkpoint (a run cut before it exported a player) with the
-    lineage its trainer would have written: the parent it started ``--from`` (``parent.json``),
-    the ancestors, and the minutes and frames added to the parent's
-    (:func:`cardjax.train.continuation.lineage`).  The command and device stay the caller's."""
-    found = dict(source.meta.get("lineage") or {})
-    run, iteration = found.get("run"), found.get("iteration")
-    if run is None or iteration is None or "minutes" in found:
-        return source
-    from cardjax.train import continuation
-
-    lineage = continuation.lineage(run, iteration, None, run=run)
-    lineage.update(command=found.get("command"), device=found.get("device"),
-                   date=found.get("date"))
-    return source._replace(meta=dict(source.meta, lineage=lineage))
-
-
 def main(argv=None) -> dict:
     args = parse_args(argv)
     # a name the package ships for another game is refused, before anything is written
@@ -116,13 +98,12 @@ def main(argv=None) -> dict:
             raise SystemExit(f"error: --search: {e}") from None
         print(json.dumps(meta, indent=1))
         return meta
+    from cardjax.train import continuation
+
     try:
-        source = (artifact.read(args.run) if artifact.is_artifact(args.run)
-                  else artifact.from_run(args.run))
+        source = continuation.read_player(args.run)
     except ValueError as e:
         raise SystemExit(f"error: {e}") from None
-    if not artifact.is_artifact(args.run):
-        source = with_run_lineage(source)
     expected = shipped.get(args.name, source.game)
     if source.game != expected:
         raise SystemExit(f"error: {args.run} plays {source.game}; {args.name} is for {expected}")

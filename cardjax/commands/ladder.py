@@ -232,11 +232,10 @@ def main(argv=None) -> dict:
               "head_to_head": head, "baselines": against, "ok": ok, "reason": reason,
               "seed_note": seed_note, "min_deals": args.min_deals, "shipped_now": False}
     if ok and args.ship:
-        from cardjax import artifact
+        from cardjax.train import continuation
 
         old = pretrained.info(args.shipped, directory)
-        art = artifact.read(args.candidate) if artifact.is_artifact(args.candidate) \
-            else artifact.from_run(args.candidate)
+        art = continuation.read_player(args.candidate)
         bids = None
         if (old.get("play") or {}).get("bids") and not (art.meta.get("play") or {}).get("bids"):
             bids = old["play"]["bids"]

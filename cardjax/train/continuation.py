@@ -210,3 +210,22 @@ def lineage(out: str, iteration: int, frames: str | int, **more: Any) -> dict:
         frames=count + int(before.get("frames") or 0),
         ancestors=ancestors)
     return record
+
+
+def read_player(path: str) -> artifact.Artifact:
+    """The player ``path`` holds, to export or ship: an artifact directory as it is, or a
+    training run's (:func:`cardjax.artifact.from_run`).  A run read from its checkpoint (one cut
+    before it wrote ``player/``) gets the lineage its trainer would have written: the parent it
+    started ``--from`` (``parent.json``), the ancestors, and the minutes and frames added to the
+    parent's (:func:`lineage`); the command, device and date stay the caller's to give."""
+    if artifact.is_artifact(path):
+        return artifact.read(path)
+    source = artifact.from_run(path)
+    found = dict(source.meta.get("lineage") or {})
+    run, iteration = found.get("run"), found.get("iteration")
+    if run is None or iteration is None or "minutes" in found:
+        return source
+    record = lineage(run, iteration, None, run=run)
+    record.update(command=found.get("command"), device=found.get("device"),
+                  date=found.get("date"))
+    return source._replace(meta=dict(source.meta, lineage=record))

@@ -74,9 +74,10 @@ def make_playout(env, block: int, unroll: int, devices=None) -> Callable:
 
     A block is a ``lax.scan`` of ``block`` steps of ``vmap(env.step)`` with a random legal action
     in every game (``env.pick_action`` of one uniform number per game, the block's numbers drawn
-    at once rather than a key per game and step); after each block ``cardjax.core.reset_finished`` deals new games into the
-    slots whose game ended.  Only steps of games still running count (``real_steps``): a slot
-    that finished mid-block idles until the block ends and its no-op steps are not counted.
+    at once rather than a key per game and step); after each block
+    ``cardjax.core.reset_finished`` deals new games into the slots whose game ended.  Only steps
+    of games still running count (``real_steps``): a slot that finished mid-block idles until the
+    block ends and its no-op steps are not counted.
     With several ``devices`` the batch is split evenly across them (``jax.shard_map``), each
     device playing its own games with its own random numbers, and the counts are summed.
     """
