@@ -49,7 +49,7 @@ def _equal(a, b, what: str) -> None:
 def api_test(env, num: int = 8, seed: int = 0, eager_steps: int = 2) -> dict:
     """Check ``env`` against the contract on ``num`` random games (seeded); returns a summary
     (``games``, ``steps``: the longest game).  ``eager_steps``: steps compared un-jitted."""
-    from cardjax.core import Env
+    from cardjax.core import Env, State
 
     _check(isinstance(env, Env), f"{type(env).__name__} is not a cardjax.Env")
     _check(isinstance(env.name, str) and env.name, "the env has no name")
@@ -63,6 +63,8 @@ def api_test(env, num: int = 8, seed: int = 0, eager_steps: int = 2) -> dict:
     legal = jax.jit(lambda s: s.legal_action_mask)
     keys = jax.random.split(jax.random.key(seed), num)
     first = jax.jit(jax.vmap(env.init))(keys)
+    _check(isinstance(first, State), f"the state ({type(first).__name__}) does not extend "
+           "cardjax.core.State (or core.MaskedState)")
     _public(env, first, (num,))
     fields = list(first.__dataclass_fields__)
     _check(any(f.startswith("_") for f in fields), "the deal lives in fields starting with '_'")

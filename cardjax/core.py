@@ -3,9 +3,10 @@
 A game is an :class:`Env` whose methods are pure functions of fixed-shape arrays:
 
 * ``init(key)`` deals, ``step(state, action, key=None)`` plays one action;
-* the state is a ``flax.struct`` dataclass with the public fields ``current_player``,
-  ``legal_action_mask``, ``rewards``, ``terminated``, ``step_count``, game fields, and hidden
-  fields whose names start with ``_``;
+* the state is a ``flax.struct`` dataclass that extends :class:`State` (the public fields
+  ``current_player``, ``rewards``, ``terminated``, ``step_count``) or :class:`MaskedState` (and
+  ``legal_action_mask``; a game that builds its mask on demand gives it as a property) with its
+  game fields, and hidden fields whose names start with ``_``;
 * stepping a terminated state returns it unchanged, with ``rewards`` zero;
 * at a terminal state the legal mask is all True (softmaxes over it never see NaN);
 * an illegal action inside ``jit`` ends the game and costs the offender's team
@@ -24,6 +25,7 @@ from typing import Any, Callable, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+from flax import struct
 
 from cardjax import legal_words
 
@@ -31,6 +33,25 @@ Array = jax.Array
 PRNGKey = jax.Array
 
 PUBLIC_FIELDS = ("current_player", "legal_action_mask", "rewards", "terminated", "step_count")
+
+
+@struct.dataclass
+class State:
+    """The public fields every game's state starts with; a game's state extends it with its own
+    (``@struct.dataclass class State(core.MaskedState): ...``)."""
+
+    current_player: Array  # int32: the seat to act
+    rewards: Array  # float32[num_players]: what the last step paid each seat
+    terminated: Array  # bool: the game is over
+    step_count: Array  # int32: actions played
+
+
+@struct.dataclass
+class MaskedState(State):
+    """A :class:`State` that carries its legal actions (a game that builds them on demand, from
+    fields it keeps anyway, extends :class:`State` and gives ``legal_action_mask`` as a property)."""
+
+    legal_action_mask: Array  # bool[num_actions]
 
 
 def _select(pred, on_true, on_false):

@@ -90,6 +90,12 @@ def state_fields(env) -> list[dict]:
              "dtype": str(x.dtype)} for path, x in leaves]
 
 
+def same_layout(a: list[dict], b: list[dict]) -> bool:
+    """Two ``state_fields`` lists name the same fields with the same shapes and dtypes, in any
+    order (shards store each field by its name, so a state whose fields moved still reads)."""
+    return sorted(a, key=lambda f: f["name"]) == sorted(b, key=lambda f: f["name"])
+
+
 def open_with_env(directory: str):
     """``(corpus, env)``: a corpus opened with the env of its game and options (the manifest's)."""
     m = read_manifest(directory)
@@ -137,7 +143,7 @@ class CorpusWriter:
 
     def _check_same(self, settings: dict) -> None:
         m = self.manifest
-        if m["env"] != repr(self.env) or m["state_fields"] != self.fields:
+        if m["env"] != repr(self.env) or not same_layout(m["state_fields"], self.fields):
             raise CorpusError(f"{self.directory}: made with {m['env']} and another state "
                               f"layout than {self.env!r}; it cannot be continued here")
         if m["settings"] != settings:
@@ -221,8 +227,10 @@ class Corpus:
     def __init__(self, directory: str, env=None):
         self.directory = directory
         self.manifest = read_manifest(directory)
+        # the fields in the env's leaf order (the manifest's where no env is given)
+        self._fields = self.manifest["state_fields"] if env is None else state_fields(env)
         if env is not None and (env.name != self.manifest["game"]
-                                or state_fields(env) != self.manifest["state_fields"]):
+                                or not same_layout(self._fields, self.manifest["state_fields"])):
             raise CorpusError(f"{directory}: a corpus of {self.manifest['env']}; it does not "
                               f"fit {env!r} (another game, options or state layout)")
         self._treedef = None if env is None else jax.tree_util.tree_structure(
@@ -253,7 +261,7 @@ class Corpus:
                 arrays = {k: z[k] for k in z.files}
         except (OSError, ValueError, zipfile.BadZipFile) as e:
             raise CorpusError(f"{path}: unreadable shard ({e})") from None
-        fields = self.manifest["state_fields"]
+        fields = self._fields
         missing = [k for k in ["deal_id", "actions", "length", "returns"]
                    + ["state." + f["name"] for f in fields] if k not in arrays]
         if missing:

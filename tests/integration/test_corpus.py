@@ -167,6 +167,26 @@ def test_a_corpus_records_its_rules_and_refuses_other_ones(made, tmp_path):
     assert corpus.Corpus(d).manifest["game"] == "mini_doudizhu"
 
 
+def test_a_corpus_whose_fields_moved_still_reads(made, mini, tmp_path):
+    """Shards keep each state field by name: a corpus written when the state's fields came in
+    another order (before the games' states shared cardjax.core.State) reads the same games."""
+    import shutil
+
+    d = str(tmp_path / "old_order")
+    shutil.copytree(made, d)
+    manifest = os.path.join(d, "manifest.json")
+    m = json.load(open(manifest))
+    m["state_fields"] = m["state_fields"][::-1]
+    json.dump(m, open(manifest, "w"))
+    a, b = (_all_games(corpus.Corpus(x, mini)) for x in (made, d))
+    for x, y in zip(jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)):
+        np.testing.assert_array_equal(x, y)
+    m["state_fields"][0] = dict(m["state_fields"][0], shape=[99])  # a field of another shape
+    json.dump(m, open(manifest, "w"))
+    with pytest.raises(corpus.CorpusError, match="does not fit"):
+        corpus.Corpus(d, mini)
+
+
 def test_a_corpus_of_another_game_is_refused(made):
     with pytest.raises(corpus.CorpusError, match="does not fit"):
         corpus.Corpus(made, cardjax.make("gongzhu"))

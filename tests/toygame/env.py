@@ -22,7 +22,7 @@ import numpy as np
 from flax import struct
 
 from cardjax import shuffle
-from cardjax.core import Env, PRNGKey
+from cardjax.core import Env, MaskedState, PRNGKey
 
 Array = jax.Array
 
@@ -35,12 +35,7 @@ ORACLE_SIZE = OBS_SIZE + NUM_CARDS  # 48
 
 
 @struct.dataclass
-class State:
-    current_player: Array
-    legal_action_mask: Array
-    rewards: Array
-    terminated: Array
-    step_count: Array
+class State(MaskedState):
     leader: Array
     table: Array
     played: Array

@@ -9,11 +9,13 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 import pytest
+from flax import struct
 
 import cardjax
 from cardjax import agents, registry
 from cardjax.agents import search
 from cardjax.games.mini_doudizhu.env import MiniDouDizhu
+from cardjax.games.mini_doudizhu.env import State as MiniState
 from cardjax.spec import GameSpec, resolve
 
 
@@ -95,7 +97,21 @@ class _OwnRandom(MiniDouDizhu):
         return self.pick_action(1.0 - jax.random.uniform(key), state)
 
 
+# Mini Dou Di Zhu's fields in a dataclass of their own, not a cardjax.core.State
+_LOOSE = struct.dataclass(type("_Loose", (), {"__annotations__": {
+    f: jax.Array for f in MiniState.__dataclass_fields__}}))
+
+
+class _NotAState(MiniDouDizhu):
+    def init(self, key):
+        state = super().init(key)
+        return _LOOSE(**{f: getattr(state, f) for f in MiniState.__dataclass_fields__})
+
+
 def test_the_contract_test_catches_a_broken_game():
+    with pytest.raises(AssertionError, match=r"contract: the state \(_Loose\) does not extend "
+                                             r"cardjax.core.State"):
+        cardjax.api_test(_NotAState(), num=2)
     with pytest.raises(AssertionError, match="contract: rewards are not zero-sum at step 0"):
         cardjax.api_test(_NotZeroSum(), num=2)
     with pytest.raises(AssertionError, match="contract: pick_action.u. is not the floor"):

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import cardjax
+from cardjax.core import PUBLIC_FIELDS
 from cardjax.games.tractor import env as T
 
 GAMES = 32
@@ -53,10 +54,21 @@ def _playout(env, key):
     return jax.jit(jax.vmap(run))(jax.random.split(key, GAMES))
 
 
+def _pinned_order(state) -> list:
+    """The state's fields in the order the digests were taken in: the contract's five
+    (``core.PUBLIC_FIELDS``), then the game's own in field order.  The digests pin values, not
+    where a field sits in the dataclass (its public fields moved into ``core.MaskedState``)."""
+    names = [f for f in state.__dataclass_fields__ if f not in PUBLIC_FIELDS]
+    return [getattr(state, f) for f in PUBLIC_FIELDS + tuple(names)]
+
+
 def _digest(tree) -> str:
     """sha256 of every leaf's values (as int64 or float64, so the digest pins values, not
-    dtypes), leaves in the state's field order."""
+    dtypes), a state's leaves in ``_pinned_order``."""
     h = hashlib.sha256()
+    is_state = lambda x: isinstance(x, T.State)  # noqa: E731
+    tree = jax.tree_util.tree_map(lambda x: _pinned_order(x) if is_state(x) else x, tree,
+                                  is_leaf=is_state)
     for leaf in jax.tree_util.tree_leaves(jax.device_get(tree)):
         a = np.asarray(leaf)
         a = a.astype(np.float64 if np.issubdtype(a.dtype, np.floating) else np.int64)

@@ -44,7 +44,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from cardjax import legal_words, shuffle
+from cardjax import core, legal_words, shuffle
 from cardjax.core import Env, HiddenCards, PRNGKey, _select
 from cardjax.games.doudizhu import moves as moves
 from cardjax.games.doudizhu import observe as ddz_observe
@@ -70,11 +70,7 @@ __all__ = ["DouDizhu", "State", "ACTIONS", "legal_moves", "action_index", "actio
 
 
 @struct.dataclass
-class State:
-    current_player: Array
-    rewards: Array
-    terminated: Array
-    step_count: Array
+class State(core.State):
     landlord: Array
     played: Array
     cards_left: Array

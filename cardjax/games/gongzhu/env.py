@@ -36,7 +36,7 @@ from flax import struct
 
 from cardjax import cards as _cards
 from cardjax import shuffle
-from cardjax.core import HiddenCards, Env, PRNGKey
+from cardjax.core import HiddenCards, Env, MaskedState, PRNGKey
 from cardjax.games.gongzhu import hidden as gz_hidden
 
 Array = jax.Array
@@ -70,12 +70,7 @@ IS_HEART = SUIT == HEARTS
 
 
 @struct.dataclass
-class State:
-    current_player: Array
-    legal_action_mask: Array
-    rewards: Array
-    terminated: Array
-    step_count: Array
+class State(MaskedState):
     leader: Array
     num_played: Array
     trick: Array

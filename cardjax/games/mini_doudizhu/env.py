@@ -32,7 +32,7 @@ import numpy as np
 from flax import struct
 
 from cardjax import shuffle
-from cardjax.core import Env, PRNGKey
+from cardjax.core import Env, MaskedState, PRNGKey
 
 Array = jax.Array
 
@@ -200,12 +200,7 @@ def legal_moves(hand, to_beat=None) -> list[str]:
 
 # ---------------------------------------------------------------------------- the env
 @struct.dataclass
-class State:
-    current_player: Array
-    legal_action_mask: Array
-    rewards: Array
-    terminated: Array
-    step_count: Array
+class State(MaskedState):
     to_beat: Array
     played: Array
     leader: Array

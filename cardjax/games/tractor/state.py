@@ -7,16 +7,13 @@ from __future__ import annotations
 import jax
 from flax import struct
 
+from cardjax.core import MaskedState
+
 Array = jax.Array
 
 
 @struct.dataclass
-class State:
-    current_player: Array
-    legal_action_mask: Array
-    rewards: Array
-    terminated: Array
-    step_count: Array
+class State(MaskedState):
     phase: Array  # 0 DECLARE, 1 BURY, 2 CHAODI, 3 PLAY (tricks), 4 OVER
     level: Array  # rank index 0..12 (2..A)
     trump: Array  # suit 0..3, or 4 = NT
