@@ -18,6 +18,7 @@ benchmarks measure both (``benchmarks/gpu_session.sh``).
 
 from __future__ import annotations
 
+import functools
 import os
 import weakref
 
@@ -47,10 +48,12 @@ def _by_platform(pred, args, sparse, select_all):
 
 def _jit(fn):
     # one trace per function and argument shapes: a gated function is traced for several paths
-    # (and, nested, for each path of the gate around it)
-    if fn not in _JITS:
-        _JITS[fn] = jax.jit(fn)
-    return _JITS[fn]
+    # (and, nested, for each path of the gate around it); one per mode, since a gate inside
+    # ``fn`` reads the mode when traced (a partial: JAX keeps traces by the function jitted)
+    per_mode = _JITS.setdefault(fn, {})
+    if mode() not in per_mode:
+        per_mode[mode()] = jax.jit(functools.partial(fn))
+    return per_mode[mode()]
 
 
 def _tree_where(pred, a, b):

@@ -79,6 +79,26 @@ def test_every_mode_gives_the_same_answers(monkeypatch):
             np.testing.assert_array_equal(a, b)
 
 
+def _outer(x, y):  # a gate inside a gated function (Tractor's trick winner has one)
+    return gated(jnp.sum(x) > 4.0, _heavy, _light, x, y)
+
+
+def test_a_nested_gate_follows_the_mode_it_is_traced_under(monkeypatch):
+    """The inner gate's trace under one mode is not reused under another: gathered rows loop
+    (a ``while`` a sparse gate), selecting has none."""
+    pred = np.array([True, False, True, True, False, True, True, True])
+    x = np.arange(24, dtype=np.float32).reshape(8, 3)
+
+    def loops():
+        fn = jax.vmap(lambda p, x: gated(p, _outer, _light, x, 2.0))
+        return str(jax.make_jaxpr(fn)(pred, x)).count("while[")
+
+    monkeypatch.setenv("CARDJAX_GATE", "auto")  # both paths traced, the platform's kept
+    assert loops() == 3  # the sparse outer gate's and its inner one's, the selecting one's inner
+    monkeypatch.setenv("CARDJAX_GATE", "select")
+    assert loops() == 0
+
+
 def test_an_unknown_mode_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("CARDJAX_GATE", "fast")
     with pytest.raises(ValueError, match="CARDJAX_GATE='fast': expected one of auto, sparse, select"):
