@@ -51,6 +51,8 @@ class GameSpec:
     - ``page_options``: the rule options the web page offers (``name``, ``label``, ``default``,
       optional ``choices``); the API takes any option of the env.
     - ``order``: where the game comes in listings (``cardjax.GAMES``, the web page's form).
+    - ``table_seconds``: how long its first people's table took to prepare with nothing cached
+      (the web page's estimate until a machine records its own); None: not measured.
     - ``complete_player``: optional ``"module:function"``, ``function(env, agent, meta) ->
       Agent``: a trained card player made whole for the env's options (Dou Dizhu: its bids at a
       table with an auction; ``meta``: the exported player's description, or ``{}``).
@@ -68,6 +70,7 @@ class GameSpec:
     page_options: tuple[dict, ...] = ()
     complete_player: str | None = None
     order: int = 100
+    table_seconds: int | None = None
 
     def env_class(self):
         return resolve(self.env)

@@ -19,11 +19,7 @@ import time
 from cardjax import programs, registry
 from cardjax.web.live import LOG
 
-# seconds the first table of each game took on a laptop with nothing cached (Gongzhu
-# 73 s, Tractor 171 s; Dou Dizhu and Mini Dou Di Zhu from a 3x faster machine's 12 s and 5 s):
-# the estimate only until this machine has recorded its own
-MEASURED = {"gongzhu": 73, "doudizhu": 36, "mini_doudizhu": 15, "tractor": 171}
-UNKNOWN = 90  # a game not measured
+UNKNOWN = 90  # a game whose card gives no table_seconds
 WAITING, WARMING, READY, FAILED = "waiting", "warming", "ready", "failed"
 
 # the keys of the tables prepared in this process (JAX keeps compiled programs per process, for
@@ -81,8 +77,8 @@ class Programs:
     def estimate(self, game: str, table_key: str | None = None) -> dict:
         """How long a table of ``game`` (``table_key``: its key, default the game's default
         table) takes to prepare: ``seconds`` (0 when ready) and ``source``: ``ready``, ``recorded``
-        (this machine's last time, its own or the game's default table's) or ``measured`` (on a
-        laptop, :data:`MEASURED`: nothing recorded here)."""
+        (this machine's last time, its own or the game's default table's) or ``measured`` (the
+        game card's ``table_seconds``, taken on a laptop: nothing recorded here)."""
         default = self.default_key(game)
         table_key = table_key or default
         if table_key in self.prepared:
@@ -91,7 +87,7 @@ class Programs:
             seconds = programs.recorded(k)
             if seconds is not None:  # a whole second at least: a table never starts at once
                 return {"seconds": max(1, math.ceil(seconds)), "source": "recorded"}
-        return {"seconds": MEASURED.get(game, UNKNOWN), "source": "measured"}
+        return {"seconds": registry.spec(game).table_seconds or UNKNOWN, "source": "measured"}
 
     def status(self) -> dict:
         """Per game of the page: ``state`` (ready, warming, waiting, failed or cold) with

@@ -15,5 +15,6 @@ SPEC = GameSpec(
     scheme="cardjax.games.gongzhu.metrics:scheme",
     search=dict(utility="score", k=30.0),  # points; ScrofaZero's c = 30 on the same scale
     table="cardjax.games.gongzhu.table:GongzhuTable",
+    table_seconds=73,  # a laptop with nothing cached
     page_options=({"name": "exposure", "label": "Exposure phase", "default": False},),
 )

@@ -14,6 +14,7 @@ SPEC = GameSpec(
     scheme="cardjax.games.tractor.metrics:scheme",
     search=dict(utility="score", k=1.0),  # levels gained per hand
     table="cardjax.games.tractor.table:TractorTable",
+    table_seconds=171,  # a laptop with nothing cached
     page_options=({"name": "level", "label": "Level", "default": None,
                    "choices": [None] + [str(r) for r in range(2, 11)] + ["J", "Q", "K", "A"]},
                   {"name": "chaodi", "label": "Overturning", "default": True},
