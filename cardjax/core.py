@@ -32,9 +32,6 @@ from cardjax import legal_words
 Array = jax.Array
 PRNGKey = jax.Array
 
-PUBLIC_FIELDS = ("current_player", "legal_action_mask", "rewards", "terminated", "step_count")
-
-
 @struct.dataclass
 class State:
     """The public fields every game's state starts with; a game's state extends it with its own
@@ -52,6 +49,10 @@ class MaskedState(State):
     fields it keeps anyway, extends :class:`State` and gives ``legal_action_mask`` as a property)."""
 
     legal_action_mask: Array  # bool[num_actions]
+
+
+# the contract's public fields (Dou Dizhu gives legal_action_mask as a property)
+PUBLIC_FIELDS = tuple(MaskedState.__dataclass_fields__)
 
 
 def _select(pred, on_true, on_false):

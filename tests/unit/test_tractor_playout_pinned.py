@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 import cardjax
-from cardjax.core import PUBLIC_FIELDS
 from cardjax.games.tractor import env as T
 
 GAMES = 32
@@ -54,12 +53,16 @@ def _playout(env, key):
     return jax.jit(jax.vmap(run))(jax.random.split(key, GAMES))
 
 
+# the contract's fields in the order the digests were taken in (before they moved into
+# cardjax.core.MaskedState); the game's own follow in field order
+PINNED_FIRST = ("current_player", "legal_action_mask", "rewards", "terminated", "step_count")
+
+
 def _pinned_order(state) -> list:
-    """The state's fields in the order the digests were taken in: the contract's five
-    (``core.PUBLIC_FIELDS``), then the game's own in field order.  The digests pin values, not
-    where a field sits in the dataclass (its public fields moved into ``core.MaskedState``)."""
-    names = [f for f in state.__dataclass_fields__ if f not in PUBLIC_FIELDS]
-    return [getattr(state, f) for f in PUBLIC_FIELDS + tuple(names)]
+    """The state's fields in the order the digests were taken in: the digests pin values, not
+    where a field sits in the dataclass."""
+    names = [f for f in state.__dataclass_fields__ if f not in PINNED_FIRST]
+    return [getattr(state, f) for f in PINNED_FIRST + tuple(names)]
 
 
 def _digest(tree) -> str:
