@@ -12,8 +12,11 @@ selects, as plain ``vmap`` does.  The results are the same either way.
 
 ``CARDJAX_GATE`` (read when a program is traced) chooses otherwise on every platform: ``sparse``
 (the gathered rows) or ``select`` (both branches everywhere); ``auto``, the default, is the
-choice above.  On a GPU with a large batch the gathered rows may pay for their round trips: the
-benchmarks measure both (``benchmarks/gpu_session.sh``).
+choice above, taken when the program is traced, for JAX's default backend
+(``jax.default_backend()``): tracing only the path that runs saves a program's compile the
+other path's trace (a program placed on another platform than the default computes the same
+results by the other path).  On a GPU with a large batch the gathered rows may pay for their
+round trips: the benchmarks measure both (``benchmarks/gpu_session.sh``).
 """
 
 from __future__ import annotations
@@ -38,22 +41,28 @@ def mode() -> str:
     return m
 
 
-def _by_platform(pred, args, sparse, select_all):
-    """``sparse`` on CPU and ``select_all`` elsewhere, or one of them everywhere (:func:`mode`)."""
+def _path() -> str:
+    """The path a gate traced now takes: :func:`mode`, ``auto`` resolved to ``sparse`` where the
+    default backend is the CPU and to ``select`` elsewhere."""
     m = mode()
-    if m != "auto":
-        return (sparse if m == "sparse" else select_all)(pred, args)
-    return jax.lax.platform_dependent(pred, args, cpu=sparse, default=select_all)
+    if m == "auto":
+        return "sparse" if jax.default_backend() == "cpu" else "select"
+    return m
+
+
+def _by_platform(pred, args, sparse, select_all):
+    """``sparse`` or ``select_all``, as :func:`_path` says."""
+    return (sparse if _path() == "sparse" else select_all)(pred, args)
 
 
 def _jit(fn):
     # one trace per function and argument shapes: a gated function is traced for several paths
-    # (and, nested, for each path of the gate around it); one per mode, since a gate inside
-    # ``fn`` reads the mode when traced (a partial: JAX keeps traces by the function jitted)
-    per_mode = _JITS.setdefault(fn, {})
-    if mode() not in per_mode:
-        per_mode[mode()] = jax.jit(functools.partial(fn))
-    return per_mode[mode()]
+    # (and, nested, for each path of the gate around it); one per path, since a gate inside
+    # ``fn`` reads its path when traced (a partial: JAX keeps traces by the function jitted)
+    per_path = _JITS.setdefault(fn, {})
+    if _path() not in per_path:
+        per_path[_path()] = jax.jit(functools.partial(fn))
+    return per_path[_path()]
 
 
 def _tree_where(pred, a, b):

@@ -93,9 +93,16 @@ def test_a_nested_gate_follows_the_mode_it_is_traced_under(monkeypatch):
         fn = jax.vmap(lambda p, x: gated(p, _outer, _light, x, 2.0))
         return str(jax.make_jaxpr(fn)(pred, x)).count("while[")
 
-    monkeypatch.setenv("CARDJAX_GATE", "auto")  # both paths traced, the platform's kept
-    assert loops() == 3  # the sparse outer gate's and its inner one's, the selecting one's inner
+    monkeypatch.setenv("CARDJAX_GATE", "auto")  # on the CPU: the sparse path alone is traced
+    assert loops() == 2  # the outer gate's and its inner one's
     monkeypatch.setenv("CARDJAX_GATE", "select")
+    assert loops() == 0
+    monkeypatch.setenv("CARDJAX_GATE", "sparse")
+    assert loops() == 2
+    # auto where the default backend is not the CPU: both branches, selected (traced anew: the
+    # gate's functions are jitted per mode, and JAX keeps a trace per backend)
+    monkeypatch.setenv("CARDJAX_GATE", "auto")
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
     assert loops() == 0
 
 
