@@ -263,56 +263,58 @@ def _runs(held):
     return jnp.where(ends, _run_lengths(held), 0)
 
 
-def _best_fit(bins, items):
-    """Best-fit decreasing: each item (longest first) into the bin it leaves least room in, for
-    each row of ``bins`` (int[..., m]).  Exact for up to three items (checked against exhaustive
-    search over all item and bin sizes a 25-card lead allows); with four or more it can miss a
-    packing."""
-    slots = jnp.arange(bins.shape[-1])
+# the sets of up to MAX_TRACTORS items as bit masks, each set's members, and which sets hold which
+_SETS = np.arange(2 ** MAX_TRACTORS)
+_MEMBERS = ((_SETS[:, None] >> np.arange(MAX_TRACTORS)) & 1).astype(np.int32)  # [set, item]
+_WITHIN = (_SETS[None, :] & ~_SETS[:, None]) == 0  # [u, t]: set t is part of set u
+_WITHOUT = _SETS[:, None] ^ _SETS[None, :]  # [u, t]: set u less set t (where t is part of u)
 
-    def put(carry, k):
-        bins, ok = carry
-        slack = bins - k
-        j = jnp.argmin(jnp.where(slack >= 0, slack, 99), axis=-1)
-        ok = ok & ((k == 0) | jnp.any(slack >= 0, axis=-1))
-        return (bins - jnp.where(slots == j[..., None], k, 0), ok), None  # a select, not a scatter
+
+def _packs(bins, items):
+    """Whether the items ``items`` (int[6], 0 = none) pack into the bins of each row of ``bins``
+    (int[..., m]), a bin holding items of total length at most its own.  Exact: after each bin,
+    which sets of items can have been placed (a set is placed with bin b if a part of it fitting
+    in b was added to a set placed before)."""
+    size = jnp.asarray(_MEMBERS) @ items.astype(jnp.int32)  # [set]: the set's total length
+    placed = jnp.zeros(bins.shape[:-1] + (_SETS.size,), bool).at[..., 0].set(True)
+    within, without = jnp.asarray(_WITHIN), jnp.asarray(_WITHOUT)
+
+    def put(placed, b):
+        adds = within & (size[None, :] <= b[..., None, None])  # [..., u, t]
+        return jnp.any(adds & placed[..., without], axis=-1), None
 
     # a loop, not unrolled (it runs only where a lead has several tractors: compile time, not
     # run time, is what copies of the body would cost)
-    (_, ok), _ = jax.lax.scan(put, (bins, jnp.ones(bins.shape[:-1], bool)),
-                              items.astype(bins.dtype))
-    return ok
+    placed, _ = jax.lax.scan(put, placed, jnp.moveaxis(bins, -1, 0).astype(jnp.int32))
+    return placed[..., -1]
 
 
 def chains_fit(pairs, suit, slot, items):
     """Whether the pair types ``pairs`` (bool[55]) of ``suit`` hold disjoint tractors of the
-    lengths ``items`` (int[6], longest first, 0 = none): the structure test of a play against a
-    lead with several tractors.
+    lengths ``items`` (int[6], 0 = none): the structure test of a play against a lead with
+    several tractors.
 
     The pairs of a suit lie on one line of positions, except at its layered position (the
     off-suit level cards of a trump suit, the level cards in NT) where one alternative can link
-    to the position below and one (the same or another) to the position above.  Every way of
-    linking gives a set of runs, and the tractors fit when they pack into the runs of one of
-    them (a run of r pairs holds tractors of r pairs in all).
+    to the position below and one (the same or another) to the position above.  The tractors fit
+    when they pack into the runs of pairs of the line (a run of r pairs holds tractors of r pairs
+    in all), with the layered position held when one of its alternatives is: one run through it,
+    or, with two alternatives held, that run split in two at it, each part holding the layered
+    position (one alternative linked down, another up).  Every other way of linking gives smaller
+    runs than one of these two.
     """
     s = slot[suit]  # [16, 4]
     held = pairs[s] & (s != DUMMY)
     lay = jnp.argmax(jnp.any(s != s[:, :1], axis=1))  # the layered position (0 when none)
+    alts = s[lay]
+    first = ~jnp.any(jnp.tril(alts[:, None] == alts[None, :], k=-1), axis=1)  # each type once
+    held_alts = jnp.sum(held[lay] & first)
     pos = jnp.arange(NUM_POS)
-    # the line of positions with each alternative at the layered one: [4, 16]
-    at = jnp.where(pos[None, :] == lay, held[lay][:, None], held[None, :, 0])
-    # runs through the layered position, and up to / from it (each distinct one once)
-    through, below, above = (_runs(x).astype(jnp.int8)
-                             for x in (at, at & (pos <= lay), at & (pos >= lay)))
-    lows, highs = np.divmod(np.arange(NUM_ALT * NUM_ALT), NUM_ALT)
-    # the bins of each way of linking, 17 a row: the runs ending below the layered position come
-    # from ``below``, those ending above it from ``above``, and both can end at it (the order of
-    # the bins does not change a best-fit packing)
-    split = jnp.where(pos > lay, above[highs], below[lows])
-    pad = jnp.zeros((lows.size, 1), jnp.int8)
-    bins = jnp.where((lows == highs)[:, None], jnp.concatenate([through[lows], pad], axis=1),
-                     jnp.concatenate([split, above[highs, lay][:, None]], axis=1))  # [16, 17]
-    return jnp.any(_best_fit(bins, items))
+    line = jnp.where(pos == lay, held_alts > 0, held[:, 0])
+    through = _runs(line)
+    split = jnp.where(pos > lay, _runs(line & (pos >= lay)), _runs(line & (pos <= lay)))
+    fit = _packs(jnp.stack([through, split]), items)
+    return fit[0] | (fit[1] & (held_alts >= 2))
 
 
 # ---------------------------------------------------------------------------- following
