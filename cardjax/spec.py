@@ -50,7 +50,10 @@ class GameSpec:
     - ``table``: ``"module:Class"`` of its people's table (:class:`cardjax.table.Table`), or None.
     - ``page_options``: the rule options the web page offers (``name``, ``label``, ``default``,
       optional ``choices``); the API takes any option of the env.
-    - ``order``: where the game comes in listings (``cardjax.GAMES``, the web page's form).
+    - ``order``: where the game comes in listings (``cardjax.GAMES``, the web page's form; the
+      first is the one the page offers first).
+    - ``play_label``: the web page's name of the play phase (``"Tricks"``; ``"Plays"`` for a game
+      played in rounds of plays rather than tricks).
     - ``table_seconds``: how long its first people's table took to prepare with nothing cached
       (the web page's estimate until a machine records its own); None: not measured.
     - ``complete_player``: optional ``"module:function"``, ``function(env, agent, meta) ->
@@ -71,6 +74,7 @@ class GameSpec:
     complete_player: str | None = None
     order: int = 100
     table_seconds: int | None = None
+    play_label: str = "Tricks"
 
     def env_class(self):
         return resolve(self.env)

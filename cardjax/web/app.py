@@ -26,7 +26,7 @@ def catalogue() -> dict:
     return {spec.name: {"title": spec.title, "blurb": spec.blurb,
                         "seats": list(NAMES_BY_SEATS[cardjax.make(spec.name).num_players]),
                         "players": agents.baselines(spec.name), "default": spec.default_opponent,
-                        "options": list(spec.page_options)}
+                        "options": list(spec.page_options), "play_label": spec.play_label}
             for spec in registry.specs() if spec.table is not None}
 
 

@@ -99,6 +99,9 @@ def test_the_games_and_the_page(client):
     assert list(games) == ["gongzhu", "doudizhu", "mini_doudizhu", "tractor"]
     assert games["doudizhu"]["seats"] == ["South", "West", "East"]
     assert "random" in games["tractor"]["players"]
+    # the page names the play phase from the cards: rounds of plays, or tricks
+    assert {g: v["play_label"] for g, v in games.items()} == {
+        "gongzhu": "Tricks", "doudizhu": "Plays", "mini_doudizhu": "Plays", "tractor": "Tricks"}
     page = client.get("/")
     assert page.status_code == 200 and b"table.js" in page.data
     assert client.get("/static/table.js").status_code == 200

@@ -5,6 +5,7 @@ from cardjax.spec import GameSpec
 SPEC = GameSpec(
     name="doudizhu",
     order=2,
+    play_label="Plays",  # rounds of plays, not tricks
     title="Dou Dizhu",
     blurb="Three seats: bid to be the landlord, who plays alone against two peasants. "
           "First to empty the hand wins.",

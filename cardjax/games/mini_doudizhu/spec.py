@@ -5,6 +5,7 @@ from cardjax.spec import GameSpec
 SPEC = GameSpec(
     name="mini_doudizhu",
     order=3,
+    play_label="Plays",  # rounds of plays, not tricks
     title="Mini Dou Di Zhu",
     blurb="Two seats, eighteen cards: play one rank at a time, beat it or pass.",
     env="cardjax.games.mini_doudizhu.env:MiniDouDizhu",

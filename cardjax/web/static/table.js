@@ -8,7 +8,6 @@ const PHASES = {
   play: "Tricks", bidding: "Bidding", declare: "Dealing · declare trumps",
   bury: "Burying the kitty", overturn: "Overturning", expose: "Exposing", over: "Game over",
 };
-const TRICKLESS = ["doudizhu", "mini_doudizhu"]; // their play is rounds of plays, not tricks
 const NARROW = 640; // px: below this the table stacks and the cards shrink
 const S = {
   games: {}, id: null, view: null, at: null, timer: null, busy: false,
@@ -104,7 +103,7 @@ async function lobby() {
     radio.addEventListener("change", () => chooseGame(game));
     tiles.append(tile);
   }
-  const first = tiles.querySelector('input[value="gongzhu"]') || tiles.querySelector("input");
+  const first = tiles.querySelector("input"); // the games come in their cards' order
   first.checked = true;
   chooseGame(first.value);
   $("#seat").addEventListener("change", seatRows);
@@ -310,8 +309,8 @@ function show(view) {
   document.body.dataset.turn = view.person ? "you" : view.over ? "over" : "wait";
   document.body.dataset.ready = view.ready ? "1" : "0";
   document.body.dataset.moves = String(view.moves);
-  $("#phase").textContent = view.phase === "play" && TRICKLESS.includes(view.game)
-    ? "Plays" : PHASES[view.phase] || view.phase;
+  $("#phase").textContent = view.phase === "play" && info.play_label
+    ? info.play_label : PHASES[view.phase] || view.phase;
   drawInfo(view);
   drawSeats(view);
   drawCentre(view);
