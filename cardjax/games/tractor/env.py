@@ -186,7 +186,10 @@ class Tractor(Env):
             _kitty=jnp.zeros(NUM_TYPES, jnp.int8), _deal=deal.astype(jnp.int8),
             _bury_mark=z4, _takers=jnp.zeros((4, 4), bool),
         )
-        return s.replace(legal_action_mask=self._legal_mask(s))
+        # a new hand is in its declaration phase: its mask is that phase's (the whole mask's
+        # other phases would put a second copy of the trick phase's legality in every program
+        # that deals, such as a trainer's step with its resets)
+        return s.replace(legal_action_mask=tl.decl_mask(s))
 
     def trick_state(self, hands, level, trump, leader=0, dealer=None) -> State:
         """A state at the start of the trick phase with the given hands (4 count vectors or card
