@@ -50,7 +50,7 @@ def _path() -> str:
     return m
 
 
-def _by_platform(pred, args, sparse, select_all):
+def _by_path(pred, args, sparse, select_all):
     """``sparse`` or ``select_all``, as :func:`_path` says."""
     return (sparse if _path() == "sparse" else select_all)(pred, args)
 
@@ -60,9 +60,10 @@ def _jit(fn):
     # (and, nested, for each path of the gate around it); one per path, since a gate inside
     # ``fn`` reads its path when traced (a partial: JAX keeps traces by the function jitted)
     per_path = _JITS.setdefault(fn, {})
-    if _path() not in per_path:
-        per_path[_path()] = jax.jit(functools.partial(fn))
-    return per_path[_path()]
+    path = _path()
+    if path not in per_path:
+        per_path[path] = jax.jit(functools.partial(fn))
+    return per_path[path]
 
 
 def _tree_where(pred, a, b):
@@ -108,7 +109,7 @@ def _batched(f, g, share):
 
     @custom_vmap
     def call(pred, args):
-        return _by_platform(pred, args, sparse, select_all)
+        return _by_path(pred, args, sparse, select_all)
 
     @call.def_vmap
     def _flatten(size, in_batched, pred, args):
@@ -166,4 +167,4 @@ def either(pred, f, g, *args, parts: int = 4):
                                      jax.eval_shape(f, *args))
         return _on_rows(g, ~pred, args, _on_rows(f, pred, args, out, cap), cap)
 
-    return _by_platform(pred, args, sparse, select_all)
+    return _by_path(pred, args, sparse, select_all)

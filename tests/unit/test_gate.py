@@ -100,7 +100,7 @@ def test_a_nested_gate_follows_the_mode_it_is_traced_under(monkeypatch):
     monkeypatch.setenv("CARDJAX_GATE", "sparse")
     assert loops() == 2
     # auto where the default backend is not the CPU: both branches, selected (traced anew: the
-    # gate's functions are jitted per mode, and JAX keeps a trace per backend)
+    # gate's functions are jitted per path)
     monkeypatch.setenv("CARDJAX_GATE", "auto")
     monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
     assert loops() == 0
