@@ -90,6 +90,32 @@ def test_lambda_returns_hand_built_episode():
     lam1, _ = dmc.returns(*args, 0.5, None, jnp.asarray(values), jnp.asarray(scored), 1.0)
     np.testing.assert_array_equal(np.asarray(mc), np.asarray(lam1))
     np.testing.assert_allclose(np.asarray(mc)[:, 0], [0.5 + 0.125, -0.25, 0.5, -1.0])
+
+
+def test_lambda_returns_for_some_decisions_only():
+    """``lam_where``: the decisions it marks take the lambda-return, looking back through every
+    later decision of their seat; the others keep the Monte-Carlo return.  The episode of
+    :func:`test_lambda_returns_hand_built_episode`, every move a choice (Q 0.8, -0.4, 9.0, 0.2)."""
+    T = 4
+    rewards = np.zeros((T, 1, 2), np.float32)
+    rewards[0, 0] = [0.5, 0.0]
+    rewards[3, 0] = [1.0, -1.0]
+    seats = np.array([[0], [1], [0], [1]], np.int32)
+    values = jnp.asarray(np.array([[0.8], [-0.4], [9.0], [0.2]], np.float32))
+    scored = jnp.ones((T, 1), bool)
+    args = [jnp.asarray(x) for x in (rewards, seats, np.ones((T, 1), bool), np.array([True]))]
+    mc = [0.5 + 0.125, -0.25, 0.5, -1.0]
+    lam0 = 0.5 + 0.5 * 0.5 * (0.25 * 0.5 + 0.75 * 9.0)  # step 0: its seat's step 2 mixes in Q
+    lam1 = 0.5 * 0.5 * (0.25 * -1.0 + 0.75 * 0.2)
+    for where, want in (([1, 0, 0, 0], [lam0, mc[1], mc[2], mc[3]]),
+                        ([0, 1, 0, 0], [mc[0], lam1, mc[2], mc[3]]),
+                        ([1, 1, 1, 1], [lam0, lam1, mc[2], mc[3]]),
+                        ([0, 0, 0, 0], mc)):
+        got, _ = dmc.returns(*args, 0.5, None, values, scored, 0.25,
+                             lam_where=jnp.asarray(np.array(where, bool)[:, None]))
+        np.testing.assert_allclose(np.asarray(got)[:, 0], want, rtol=1e-6, err_msg=str(where))
+    every, _ = dmc.returns(*args, 0.5, None, values, scored, 0.25)
+    np.testing.assert_allclose(np.asarray(every)[:, 0], [lam0, lam1, mc[2], mc[3]], rtol=1e-6)
 # ----------------------------------------------------------------------------------- compaction
 def test_compact_small_masks():
     mask = np.zeros(10, bool)

@@ -312,6 +312,39 @@ def test_advice_flags_the_rule_players_follow():
     np.testing.assert_array_equal(f[r[card("4♥")], :-1], f[r[card("4♥")] - half, :-1])
 
 
+def test_decision_kinds_and_the_lambda_returns_of_follows():
+    """The adapter's kinds of decision: before the tricks, a lead's card, a follow's.  Under
+    ``lam_kinds`` the lambda-returns record which decisions take them, and the value they
+    bootstrap from is the network's Q of the move taken plus its exactly known step reward:
+    not the advice bonus the actors chose by."""
+    from cardjax.train.dmc.extensions import lambda_returns
+
+    env = cardjax.make("tractor")
+    step = get_compiled(env).step
+    card = TC.card_type
+    s = env.trick_state(["5♥ 6♣", "K♥ 7♣", "3♥ A♥", "A♥ 4♥"], 2, "S", leader=0, dealer=0)
+    game = adapter.make_game(dmc.Config.for_game("tractor"), env)
+    kinds = [adapter.DECISION_KINDS[int(game.kind(x))] for x in (
+        env.init(jax.random.PRNGKey(0)), s, step(s, card("5♥")),
+        step(step(s, card("5♥")), tractor.DONE))]
+    assert kinds == ["pre_round", "lead", "lead", "follow"]
+    cfg = dmc.Config.for_game("tractor", lam=0.5, lam_kinds="follow, lead")
+    assert cfg.lam_kinds == "follow, lead"
+    fake = game._replace(kind=lambda x: x)  # each "state" is its kind
+    hooks = lambda_returns.build(lambda_returns.Options(0.5, "follow"), cfg, fake, {})
+    row = hooks.record(None, dict(
+        q_net=jnp.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]]), q=jnp.full((3, 2), 9.0),
+        known=jnp.array([[0.0, 0.05], [0.0, 0.0], [0.01, 0.0]]), slot=jnp.array([1, 0, 0]),
+        states=jnp.array([2, 1, 0])))
+    np.testing.assert_allclose(np.asarray(row["q"]), [0.25, 0.3, 0.51], rtol=1e-6)
+    assert np.asarray(row["lam_where"]).tolist() == [True, False, False]
+    with pytest.raises(ValueError, match="unknown kinds of decision \\['follows'\\] for "
+                       "tractor; known: \\['pre_round', 'lead', 'follow'\\]"):
+        dmc.Config.for_game("tractor", lam=0.5, lam_kinds="follows")
+    with pytest.raises(ValueError, match="its DMC adapter names none"):
+        dmc.Config.for_game("doudizhu", lam=0.5, lam_kinds="follow")
+
+
 def test_consequences_equal_stepping_each_card():
     """On positions of rule-player games, every legal card that completes a follow leads to the
     holder :func:`state_facts.completing_holders` says, once stepped."""

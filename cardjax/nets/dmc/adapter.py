@@ -53,7 +53,8 @@ class Game(NamedTuple):
     extension adds it when choosing);
     ``rollout(state) -> (reward, valid)`` of the same shapes: estimates of further actions'
     rewards, for the counterfactual targets only (they may read hidden cards: never used to
-    choose), where ``counterfactual`` knows none.
+    choose), where ``counterfactual`` knows none; ``kind(state) -> int32``: the kind of decision,
+    an index into the adapter's ``decision_kinds`` (lambda-returns for some kinds only).
     """
 
     env: Any
@@ -77,6 +78,7 @@ class Game(NamedTuple):
     advice: Callable | None = None
     advised_from: int | None = None
     rollout: Callable | None = None
+    kind: Callable | None = None
 
     @property
     def plain_env(self):
@@ -114,7 +116,8 @@ class Adapter:
     ``advice_bonus`` applies; None: never);
     ``roles(options) -> tuple``: the role names under these options, where an option changes them
     (None: ``role_names``); ``player``: the name its trained players go by (the command that
-    trains them).
+    trains them); ``decision_kinds``: the names of its kinds of decision (``Game.kind``), which
+    ``lam_kinds`` chooses among.
     """
 
     game: str
@@ -130,6 +133,7 @@ class Adapter:
     unused: tuple = ()
     roles: Callable | None = None
     player: str = "dmc"
+    decision_kinds: tuple = ()
 
     def role_names_for(self, options) -> tuple:
         return self.role_names if self.roles is None else self.roles(options)

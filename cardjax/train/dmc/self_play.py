@@ -89,6 +89,7 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, hooks: tuple = ()):
             s["f_idx"] = f_idx
             # finished games (all-True masks) need no scoring: count 0 keeps them out of the pool
             q, rows = act_scores(params, t, obs, f_idx, count, alive, roles)
+            s["q_net"] = q  # the network's own values, before the hooks steer the choice
             for _, choose in each("choose"):
                 q = choose(run, s, q)
             greedy = jnp.argmax(jnp.where(valid, q, -jnp.inf), axis=1)

@@ -12,7 +12,8 @@ Array = jax.Array
 
 def returns(rewards: Array, seats: Array, alive: Array, finished: Array, gamma: float,
             ticks: Array | None = None, values: Array | None = None,
-            bootstrap: Array | None = None, lam: float = 1.0, outcome: Array | None = None):
+            bootstrap: Array | None = None, lam: float = 1.0, outcome: Array | None = None,
+            lam_where: Array | None = None):
     """Monte-Carlo (or lambda-) targets of an episode batch.
 
     ``rewards`` float[T, B, P]: the reward vector after each step; ``seats`` int[T, B]: who acted;
@@ -26,7 +27,9 @@ def returns(rewards: Array, seats: Array, alive: Array, finished: Array, gamma: 
     With ``values`` float[T, B] (the actors' Q of the action taken) and ``bootstrap`` bool[T, B]
     (where that Q is known: decisions with a choice), ``lam < 1`` gives lambda-returns: a seat's
     return looks back through its own later decisions t' as ``lam G_t' + (1 - lam) Q_t'``
-    (a decision without a Q passes ``G_t'`` on whole); ``lam = 1`` is Monte-Carlo.
+    (a decision without a Q passes ``G_t'`` on whole); ``lam = 1`` is Monte-Carlo.  With
+    ``lam_where`` bool[T, B] only those decisions take the lambda-return (looking back through
+    every later decision of their seat); the others keep the Monte-Carlo return.
 
     With ``outcome`` float[T, B, P] (the part of ``rewards`` that is the game's final outcome,
     and ``ticks``) the target is the ShengJi+ report's (4.4) ``r_t + gamma^(T - k) R``: the
@@ -44,16 +47,24 @@ def returns(rewards: Array, seats: Array, alive: Array, finished: Array, gamma: 
         if values is None or lam == 1.0:
             values = jnp.zeros(seats.shape, jnp.float32)
             bootstrap = jnp.zeros(seats.shape, bool)
+        if lam_where is None:
+            lam_where = jnp.ones(seats.shape, bool)
 
-        def back(g, x):
-            r, d, mine, v, b = x
+        def back(carry, x):  # the Monte-Carlo return, and the lambda-return, of every seat
+            g, g_lam = carry
+            r, d, mine, v, b, w = x
             g = r + d[..., None] * g
+            g_lam = r + d[..., None] * g_lam
             target = jnp.sum(jnp.where(mine, g, 0.0), axis=-1)
-            mixed = lam * target + (1.0 - lam) * v
-            return jnp.where(mine & b[..., None], mixed[..., None], g), target
+            target_lam = jnp.sum(jnp.where(mine, g_lam, 0.0), axis=-1)
+            mixed = lam * target_lam + (1.0 - lam) * v
+            g_lam = jnp.where(mine & b[..., None], mixed[..., None], g_lam)
+            return (g, g_lam), jnp.where(w, target_lam, target)
 
-        _, targets = jax.lax.scan(back, jnp.zeros_like(rewards[0]),
-                                  (rewards, disc, own, values, bootstrap & alive), reverse=True)
+        zero = jnp.zeros_like(rewards[0])
+        _, targets = jax.lax.scan(back, (zero, zero), (rewards, disc, own, values,
+                                                       bootstrap & alive, lam_where),
+                                  reverse=True)
     weights = (alive & finished[None, :]).astype(jnp.float32)
     return jnp.where(weights > 0, targets, 0.0).astype(jnp.float32), weights
 

@@ -40,6 +40,7 @@ from cardjax.nets.dmc.action_table import with_flags
 from cardjax.nets.dmc.adapter import Adapter, Game
 
 ROLE_NAMES = ("declare", "bury", "chaodi", "play")  # one network per phase
+DECISION_KINDS = ("pre_round", "lead", "follow")
 SCALE = 200  # observe's values are multiples of 1/200 (counts /2, points /200, tricks /25)
 
 
@@ -447,6 +448,10 @@ def make_game(cfg, env=None) -> Game:
     def role(state):
         return jnp.minimum(state.phase, tractor.PLAY).astype(jnp.int32)
 
+    def kind(state):  # DECISION_KINDS: before the tricks, a lead's card, a follow's
+        return jnp.where(state.phase < tractor.PLAY, 0,
+                         jnp.where(state.num_in_trick == 0, 1, 2)).astype(jnp.int32)
+
     def step_rewards(prev, nxt):  # the levels, and the points each seat's team took
         swing = state_facts.point_swing(prev, nxt).astype(jnp.float32)
         return nxt.rewards + opts.point_reward * swing
@@ -475,14 +480,14 @@ def make_game(cfg, env=None) -> Game:
                 counterfactual=counterfactual, view=units,
                 advice=advice if opts.advice else None,
                 advised_from=unadvised_rows if opts.advice else None,
-                rollout=rollout if opts.rollouts else None)
+                rollout=rollout if opts.rollouts else None, kind=kind)
 
 
 # ShengJi+: gamma 0.95, epsilon 0.015; at most 66 actions (k = 66 never overflows)
 ADAPTER = Adapter(
     game="tractor", player="shengji", role_names=ROLE_NAMES, rewards=("levels",), make_game=make_game,
     options=Options, ticks=True, oracle=True, counterfactuals=True,
-    advises=lambda options: options.advice, unused=("lstm",),
+    advises=lambda options: options.advice, unused=("lstm",), decision_kinds=DECISION_KINDS,
     defaults={"reward": "levels", "k": 66, "k_fast": 4, "epsilon": 0.015, "gamma": 0.95,
               "discount": "trick", "max_steps": tractor.Tractor.max_steps,
               "point_reward": 0.01, "encoding": "dynamic", "trick_facts": True})
