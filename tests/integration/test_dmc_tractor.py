@@ -22,6 +22,7 @@ from cardjax.agents import dmc as dmc_agent
 from cardjax.games.tractor import metrics as tractor_metrics
 from cardjax.games.tractor import env as tractor
 from cardjax.games.tractor import state_facts
+from cardjax.games.tractor import tricks
 from cardjax.games.tractor import cards as TC
 from cardjax.games.tractor import moves as tm
 from cardjax.games.tractor import observe as tractor_observe
@@ -350,7 +351,15 @@ def test_consequences_equal_stepping_each_card():
     holder :func:`state_facts.completing_holders` says, once stepped."""
     env = cardjax.make("tractor")
     step, act = get_compiled(env).step, rule_act()
-    holders, winner = jax.jit(state_facts.completing_holders), jax.jit(state_facts.trick_holder)
+    holders = jax.jit(state_facts.completing_holders)
+
+    @jax.jit
+    def winner(t):  # the rules' whole-trick code over the complete plays
+        eff, order, slot = tm.context(t.level, t.trump)
+        plays = tm.pad(t.trick.astype(jnp.int32).at[t.current_player].set(0))
+        return tricks.trick_winner(plays, t.leader, t.lead_tractors, t.lead_pairs, eff, order,
+                                   slot)
+
     checked = 0
     s = env.init(jax.random.PRNGKey(3))
     while not bool(s.terminated):
@@ -358,8 +367,8 @@ def test_consequences_equal_stepping_each_card():
         legal = np.asarray(s.legal_action_mask)[:tractor.NUM_TYPES]
         for c in np.flatnonzero(legal & (h >= 0))[:3]:
             t = step(s, int(c))
-            got = int(t.last_winner) if int(s.num_in_trick) == 3 else int(
-                winner(t, t.current_player))
+            got = int(t.last_winner) if int(s.num_in_trick) == 3 else int(winner(t))
+            assert int(t.last_winner if int(s.num_in_trick) == 3 else t.holder) == got
             assert got == h[c]
             checked += 1
         s = step(s, act(None, None, s))

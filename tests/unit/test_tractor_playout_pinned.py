@@ -5,6 +5,7 @@ deliberate rule change must recompute them (run this file with ``-s`` and ``PRIN
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 
@@ -26,11 +27,18 @@ OPTION_SETS = {
 }
 
 # 2026-11-26: the state gained ``led`` and ``sloughed``; the digests without them were unchanged.
+# 2026-12-04: it gained ``holder``, ``hold_suit`` and ``hold_key``; the same.
 DIGESTS = {
-    "default": "ab54f7ef89aad2ba28b78ecf7ca3f80595615301f1423839982b6023cc6aa113",
-    "one_unit": "da7283727a3b2695dcd9fc5a75aa7defbaa46d27e2c98b32b5c2b6cd858734d4",
-    "declarer_penalty": "ff0df3de4b1ae16ef5e165be846e5610744c531467c52dafc1296d596d999be6",
+    "default": "67c8e17444ac284ddf7c65bbabbf31a37839ddde1e96acc69bf68839e59c6cdb",
+    "one_unit": "c0ba347bbe5e033bd4c7d68706c0b33e1b5b92caf9563ba1208776b88af6b5e8",
+    "declarer_penalty": "e924c7d511f7be7606c358aa5c54ffce3a0b680c7bb214d5b3d66a317e3994d8",
 }
+
+
+@functools.cache
+def _played(name):
+    """The pinned playout of an option set, played once for the module."""
+    return _playout(T.Tractor(**OPTION_SETS[name]), jax.random.key(20250611))
 
 
 def _playout(env, key):
@@ -82,11 +90,34 @@ def _digest(tree) -> str:
 
 @pytest.mark.parametrize("name", sorted(OPTION_SETS))
 def test_random_playout_is_pinned(name):
-    env = T.Tractor(**OPTION_SETS[name])
-    first, (states, actions) = _playout(env, jax.random.key(20250611))
+    first, (states, actions) = _played(name)
     ended = np.asarray(states.terminated)
     assert ended.any(axis=1).all()  # every slot finished at least one hand
     digest = _digest((first, states, actions))
     if os.environ.get("PRINT"):
         print(f"\n{name}: {digest}  hands ended: {int(ended.sum())}")
     assert digest == DIGESTS[name]
+
+
+@pytest.mark.parametrize("name", ["default", "one_unit"])
+def test_the_holder_kept_is_the_winner_of_the_complete_plays(name):
+    """The state's ``holder`` (kept play by play, with its play's suit and key) is, at every
+    state of the pinned playouts, the winner the rules' whole-trick code names from the complete
+    plays alone (the partial move of the seat to act left out)."""
+    from cardjax.games.tractor import moves as tm
+    from cardjax.games.tractor import state_facts, tricks
+
+    _, (states, _) = _played(name)
+    flat = jax.tree_util.tree_map(lambda x: x.reshape((-1,) + x.shape[2:]), states)
+
+    def old(s):
+        eff, order, slot = tm.context(s.level, s.trump)
+        plays = tm.pad(s.trick.astype(jnp.int32).at[s.current_player].set(0))
+        win = tricks.trick_winner(plays, s.leader, s.lead_tractors, s.lead_pairs, eff, order,
+                                  slot)
+        return jnp.where((s.phase == T.PLAY) & (s.num_in_trick > 0), win, -1)
+
+    want, got = jax.jit(jax.vmap(old))(flat), jax.jit(jax.vmap(state_facts.trick_holder))(flat)
+    want, got = np.asarray(want), np.asarray(got)
+    assert (want >= 0).sum() > 2000 and len(set(want[want >= 0].tolist())) == 4
+    np.testing.assert_array_equal(got, want)

@@ -175,7 +175,8 @@ class Tractor(Env):
             phase=i32(DECLARE), level=i32(level), trump=i32(tm.NT), dealer=i32(dealer),
             deal_first=first, decl_seat=i32(-1), decl_kind=i32(0), decl_suit=i32(tm.NT),
             turn=i32(0), burier=i32(0), buried=i32(0), passes=i32(0), leader=i32(0),
-            trick_no=i32(0), trick=z4, num_in_trick=i32(0), lead_suit=i32(0), lead_n=i32(0),
+            trick_no=i32(0), trick=z4, num_in_trick=i32(0), holder=i32(-1), hold_suit=i32(0),
+            hold_key=i32(0), lead_suit=i32(0), lead_n=i32(0),
             lead_k1=i32(0), lead_pairs=i32(0), lead_tractors=jnp.zeros(tm.MAX_TRACTORS, jnp.int32),
             follow_base=jnp.zeros(NUM_TYPES, jnp.int8), played=z4, revealed=z4,
             voids=jnp.zeros((4, 5), bool), led=z4, sloughed=z4, last_trick=z4,
@@ -368,6 +369,7 @@ class Tractor(Env):
         back = (lead - actual)[:NUM_TYPES]
         actual = actual[:NUM_TYPES]
         suit, n, tractors, pairs = tm.lead_info(tm.pad(actual), eff, slot, tractors)
+        hold_suit, hold_key = tricks.lead_facts(tm.pad(actual), tractors, pairs, eff, order, slot)
         s = self._commit(s, seat, actual)
         # the returned cards are known to be in hand (perhaps the same copies as ones already
         # revealed, so the known count is the larger one, not the sum)
@@ -380,12 +382,20 @@ class Tractor(Env):
                          lead_suit=suit,
                          lead_n=n, lead_k1=tractors[0], lead_pairs=pairs, lead_tractors=tractors,
                          num_in_trick=jnp.int32(1), current_player=(seat + 1) % 4,
+                         holder=seat, hold_suit=hold_suit, hold_key=hold_key,
                          penalty=s.penalty + jnp.where(attacker, -pen, pen))
 
     def _end_follow(self, s: State, need=True) -> State:
         eff, order, slot = tm.context(s.level, s.trump)
         seat = s.current_player
         cards = s.trick[seat].astype(jnp.int32)
+        # the trick's holder so far: the one trick-winner test a follow is put to, once
+        take, suit, key = gated(need, tricks.follow_takes, tricks.no_follow_takes, s.trick[seat],
+                                s.lead_suit, s.lead_tractors, s.lead_pairs, s.hold_suit,
+                                s.hold_key, s.level, s.trump)
+        s = s.replace(holder=jnp.where(take, seat, s.holder),
+                      hold_suit=jnp.where(take, suit, s.hold_suit),
+                      hold_key=jnp.where(take, key, s.hold_key))
         off_cards = jnp.where(eff[:NUM_TYPES] != s.lead_suit, cards, 0).astype(jnp.int8)
         off = jnp.any(off_cards > 0)
         s = self._commit(s, seat, cards)
@@ -394,11 +404,10 @@ class Tractor(Env):
                       follow_base=jnp.zeros_like(s.follow_base),
                       num_in_trick=s.num_in_trick + 1, current_player=(seat + 1) % 4)
         return jax.tree_util.tree_map(lambda a, b: jnp.where(s.num_in_trick == 4, a, b),
-                                      self._end_trick(s, need & (s.num_in_trick == 4)), s)
+                                      self._end_trick(s), s)
 
-    def _end_trick(self, s: State, need=True) -> State:
-        win = gated(need, tricks.winner_at, tricks.no_winner, s.trick, s.leader, s.lead_tractors,
-                    s.lead_pairs, s.level, s.trump)
+    def _end_trick(self, s: State) -> State:
+        win = s.holder
         pts = state_facts.table_points(s)
         defender_won = (win % 2) == (s.dealer % 2)
         s = s.replace(
@@ -406,7 +415,7 @@ class Tractor(Env):
             defender_points=s.defender_points + jnp.where(defender_won, pts, 0),
             last_trick=s.trick, last_leader=s.leader, last_winner=win,
             trick=jnp.zeros_like(s.trick), trick_no=s.trick_no + 1, leader=win,
-            current_player=win, num_in_trick=jnp.int32(0))
+            current_player=win, num_in_trick=jnp.int32(0), holder=jnp.int32(-1))
         over = jnp.sum(s.hand_sizes) == 0  # the last trick: every card is played
         return jax.tree_util.tree_map(lambda a, b: jnp.where(over, a, b),
                                       self._end_hand(s, ~defender_won), s)

@@ -36,8 +36,8 @@ Leading (one unit per lead, so a lead never fails as a throw).  By priority:
 
 "Unseen" cards: 2 copies minus those in hand, played, and (for the burier) in the kitty.
 
-Following (``n`` cards led).  The current winner of the trick is computed with the env's own
-:func:`~cardjax.games.tractor.tricks.trick_winner` over the plays made so far.  A play is
+Following (``n`` cards led).  The current winner of the trick is the env's own, kept in the state
+(``holder``, with its play's suit and key).  A play is
 *secure* when no opponent who plays after this seat can beat it: for a play in the led suit no
 unseen card (pair, for pair structure) above its key and, in a side suit, no remaining opponent
 known void in it; for a ruff, not (a remaining opponent known void in the led suit and an unseen
@@ -80,7 +80,6 @@ from cardjax.core import Agent
 from cardjax.games.tractor import env as T
 from cardjax.games.tractor import state_facts
 from cardjax.games.tractor import moves as tm
-from cardjax.games.tractor import tricks
 
 N = tm.NUM_TYPES
 _POINTS = np.asarray(tm.POINTS[:N], np.int32)
@@ -162,14 +161,11 @@ def lead_want(s, me, hand, eff, order, slot, unseen):
 def follow_choice(s, me, hand, part, eff, order, slot, unseen):
     """(plan type, plan count, use plan, cost[54]): a beating card (pair) to play, and the
     greedy cost of every card for the rest (feed or low)."""
-    e55, o55, _ = tm.context(s.level, s.trump)
     pts = jnp.asarray(_POINTS)
     trump = eff == tm.TRUMP
     plays = tm.pad(s.trick.astype(jnp.int32).at[me].set(0))
-    win = state_facts.trick_holder(s, me)
-    best = plays[win]
-    bsuit, _ = tm.suit_of_play(best, e55)
-    _, bkey = tricks.play_key(best, bsuit, s.lead_tractors, s.lead_pairs, o55, slot)
+    win = state_facts.trick_holder(s)
+    bsuit, bkey = s.hold_suit, s.hold_key  # the holding play's suit and key
     trick_pts = jnp.sum(plays[:, :N] * pts[None, :])
     partner = (me + 2) % 4
     partner_wins = win == partner

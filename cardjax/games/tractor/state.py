@@ -30,6 +30,9 @@ class State(MaskedState):
     trick_no: Array
     trick: Array  # [seat, type] cards on the table, the partial move of the seat to act included
     num_in_trick: Array  # plays of the trick that are complete
+    holder: Array  # the seat whose complete play holds the trick so far; -1 before the lead ends
+    hold_suit: Array  # that play's effective suit and key (tricks.play_facts), which a follow
+    hold_key: Array  # must beat to take the trick
     lead_suit: Array  # the current lead's effective suit
     lead_n: Array  # the lead's cards
     lead_k1: Array  # pairs in the lead's longest tractor

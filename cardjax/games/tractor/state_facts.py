@@ -37,14 +37,10 @@ def level_change(score, levels: str = "standard"):
 
 
 # ---------------------------------------------------------------------------- state helpers
-def trick_holder(state, seat) -> Array:
-    """int32: the seat whose play holds the current trick so far (the plays made before
-    ``seat``'s; its partial move is left out), or -1 while no play of the trick is complete."""
-    eff, order, slot = tm.context(state.level, state.trump)
-    plays = tm.pad(state.trick.astype(jnp.int32).at[seat].set(0))
-    win = tricks.trick_winner(plays, state.leader, state.lead_tractors, state.lead_pairs, eff,
-                              order, slot)
-    return jnp.where((state.phase == PLAY) & (state.num_in_trick > 0), win, -1)
+def trick_holder(state) -> Array:
+    """int32: the seat whose play holds the current trick so far (its complete plays; a
+    partial move is left out), or -1 while no play of the trick is complete."""
+    return jnp.where((state.phase == PLAY) & (state.num_in_trick > 0), state.holder, -1)
 
 
 def table_points(state) -> Array:
@@ -53,26 +49,18 @@ def table_points(state) -> Array:
     return jnp.sum(state.trick.astype(jnp.int32) * jnp.asarray(tm.POINTS)[:NUM_TYPES])
 
 
-def _winners_by_card(trick, seat, leader, tractors, pairs, level, trump):
+def _winners_by_card(trick, seat, lead_suit, tractors, pairs, holder, hold_suit, hold_key,
+                     level, trump):
     """int32[54]: the trick's holder were ``seat``'s play ``trick[seat]`` completed with one
-    more card of each type (the other plays as they are, later seats' empty)."""
+    more card of each type (the complete plays' holder ``holder`` kept or taken from)."""
     eff, order, slot = tm.context(level, trump)
-    seats = (leader + jnp.arange(NUM_PLAYERS)) % NUM_PLAYERS
-    ordered = tm.pad(trick)[seats]  # in playing order, the lead first
-    pos = (seat - leader) % NUM_PLAYERS
-    facts = tricks.play_facts(ordered, tractors, pairs, eff, order, slot)
-    # the seat's play completed with each type, judged once each (the other plays once in all)
-    variants = ordered[pos][None, :] + jnp.eye(NUM_TYPES, tm.PAD, dtype=jnp.int32)
-    at = jnp.arange(NUM_PLAYERS) == pos
-
-    def one(suit, fits, key):
-        mine = (suit, fits, key)
-        return seats[tricks.best_of_facts(*(jnp.where(at, m, f) for m, f in zip(mine, facts)))]
-
-    return jax.vmap(one)(*tricks.play_facts(variants, tractors, pairs, eff, order, slot))
+    variants = tm.pad(trick)[seat][None, :] + jnp.eye(NUM_TYPES, tm.PAD, dtype=jnp.int32)
+    xsuit, fits, key = tricks.play_facts(variants, tractors, pairs, eff, order, slot)
+    return jnp.where(tricks.takes(xsuit, fits, key, lead_suit, hold_suit, hold_key), seat, holder)
 
 
-def _no_winners(trick, seat, leader, tractors, pairs, level, trump):
+def _no_winners(trick, seat, lead_suit, tractors, pairs, holder, hold_suit, hold_key, level,
+                trump):
     return jnp.full(NUM_TYPES, -1, jnp.int32)
 
 
@@ -84,8 +72,9 @@ def completing_holders(state) -> Array:
     seat = state.current_player
     completes = ((state.phase == PLAY) & (state.num_in_trick > 0)
                  & (jnp.sum(state.trick[seat], dtype=jnp.int32) + 1 == state.lead_n))
-    held = gated(completes, _winners_by_card, _no_winners, state.trick, seat, state.leader,
-                 state.lead_tractors, state.lead_pairs, state.level, state.trump)
+    held = gated(completes, _winners_by_card, _no_winners, state.trick, seat, state.lead_suit,
+                 state.lead_tractors, state.lead_pairs, state.holder, state.hold_suit,
+                 state.hold_key, state.level, state.trump)
     return jnp.where(completes, held, -1).astype(jnp.int32)
 
 

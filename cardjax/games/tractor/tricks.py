@@ -76,20 +76,10 @@ def _no_thrown_tractor(lead, oth, suit, eff, slot):
 
 
 # ---------------------------------------------------------------------------- winning
-def play_key(c, suit, tractors, lead_pairs, order, slot):
-    """(matches, key): whether a one-suit play has the lead's structure (as many pairs, and
-    disjoint tractors of the lead's lengths ``tractors`` int[6]), and the order of the highest
-    card of its largest unit (the top of its best chain of the lead's longest tractor, its best
-    pair, or its best card)."""
-    return (_play_matches(c, suit, tractors, lead_pairs, slot),
-            _play_key(c, suit, tractors[0], lead_pairs, order, slot))
-
-
-def _play_matches(c, suit, tractors, lead_pairs, slot):
-    return (jnp.sum(c == 2) >= lead_pairs) & chains_fit(c == 2, suit, slot, tractors)
-
-
 def _play_key(c, suit, k1, lead_pairs, order, slot):
+    """The order of the highest card of a one-suit play's largest unit against a lead whose
+    longest tractor is ``k1`` pairs: the top of its best chain of ``k1``, its best pair, or its
+    best card."""
     return _key_from_runs(c, pair_runs(slot[suit], c == 2), k1, lead_pairs, order)
 
 
@@ -140,15 +130,28 @@ def best_of_facts(xsuit, fits, keys):
     led suit or of trump that beats the best so far (trump over plain; within a suit a higher
     key; ties keep the earlier player).  The lead's own structure is never judged."""
     lsuit = xsuit[0]
-    valid = fits & ((xsuit == lsuit) | (xsuit == TRUMP))
     bsuit, bkey, win = lsuit, keys[0], jnp.int32(0)
     for i in range(1, 4):
-        xs, key = xsuit[i], keys[i]
-        beats = ((xs == TRUMP) & (bsuit != TRUMP)) | ((xs == bsuit) & (key > bkey))
-        take = valid[i] & beats
-        bsuit, bkey, win = (jnp.where(take, xs, bsuit), jnp.where(take, key, bkey),
+        take = takes(xsuit[i], fits[i], keys[i], lsuit, bsuit, bkey)
+        bsuit, bkey, win = (jnp.where(take, xsuit[i], bsuit), jnp.where(take, keys[i], bkey),
                             jnp.where(take, i, win))
     return win
+
+
+def takes(xsuit, fits, key, lead_suit, hold_suit, hold_key):
+    """Whether a follow with the facts ``(xsuit, fits, key)`` (:func:`play_facts`) takes a trick
+    led in ``lead_suit`` from the play holding it (its suit and key): a fitting play of the led
+    suit or of trump that beats it (trump over plain; within a suit a higher key)."""
+    valid = fits & ((xsuit == lead_suit) | (xsuit == TRUMP))
+    return valid & (((xsuit == TRUMP) & (hold_suit != TRUMP))
+                    | ((xsuit == hold_suit) & (key > hold_key)))
+
+
+def lead_facts(lead, tractors, lead_pairs, eff, order, slot):
+    """``(suit, key)`` of a lead (int[55]; its own tractors and pairs): what a follow must beat
+    (:func:`play_facts` of the lead, without the structure test it is never put to)."""
+    suit, _ = suit_of_play(lead, eff)
+    return suit, _play_key(lead, suit, tractors[0], lead_pairs, order, slot)
 
 
 def trick_winner(plays, leader, tractors, lead_pairs, eff, order, slot):
@@ -175,11 +178,13 @@ def no_throw_check(lead, hands, seat, level, trump):
     return jnp.bool_(True), lead, jnp.zeros(MAX_TRACTORS, jnp.int32)
 
 
-def winner_at(trick, leader, tractors, pairs, level, trump):
-    """:func:`trick_winner` of the env's ``trick`` (int8[4, 54])."""
+def follow_takes(play, lead_suit, tractors, pairs, hold_suit, hold_key, level, trump):
+    """``(takes, suit, key)`` of a complete follow ``play`` (int8[54]): whether it takes the
+    trick from the play holding it (:func:`takes`), and its effective suit and key."""
     eff, order, slot = context(level, trump)
-    return trick_winner(pad(trick), leader, tractors, pairs, eff, order, slot)
+    xsuit, fits, key = play_facts(pad(play)[None], tractors, pairs, eff, order, slot)
+    return takes(xsuit[0], fits[0], key[0], lead_suit, hold_suit, hold_key), xsuit[0], key[0]
 
 
-def no_winner(trick, leader, tractors, pairs, level, trump):
-    return jnp.int32(0)
+def no_follow_takes(play, lead_suit, tractors, pairs, hold_suit, hold_key, level, trump):
+    return jnp.bool_(False), jnp.int32(0), jnp.int32(0)

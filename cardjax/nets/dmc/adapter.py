@@ -14,7 +14,6 @@ import importlib
 import pkgutil
 from typing import Any, Callable, NamedTuple
 
-import numpy as np
 
 
 class Game(NamedTuple):

@@ -151,7 +151,7 @@ def trick_facts(state, dynamic: bool = False):
     unseen = state_facts.unseen_cards(state, me).astype(jnp.float32) / 2.0
     if dynamic:
         unseen = tractor_observe.cards_to_dynamic(unseen, state.level, state.trump)
-    holder = state_facts.trick_holder(state, me)
+    holder = state_facts.trick_holder(state)
     rel = (jnp.arange(4) == (holder - me) % 4) & (holder >= 0)
     points = state_facts.table_points(state)
     return jnp.concatenate([unseen, rel.astype(jnp.float32),
