@@ -65,8 +65,9 @@ spec() {
             BASE="rule random"; SIZE="--num_envs 4096 --minibatch 8192" ;;
         tractor-pretrained) GAME=tractor; RECIPE=shengji; WEIGHT=2; SLACK_P=240
             BASE="rule random"
+            # the shipped lineage's training flags (--from keeps the network's, not these)
             SIZE="--num_envs 2048 --minibatch 8192 --train_forced false --consequences true
-                  --counterfactual 1.0 --epsilon 0.015 --gamma 0.95" ;;
+                  --counterfactual 1.0 --rollouts true --epsilon 0.015 --gamma 0.95" ;;
         *) return 1 ;;
     esac
     if [ "$TINY" = 1 ]; then  # cold CPU compiles
