@@ -67,7 +67,8 @@ spec() {
             BASE="rule random"
             # the shipped lineage's training flags (--from keeps the network's, not these)
             SIZE="--num_envs 2048 --minibatch 8192 --train_forced false --consequences true
-                  --counterfactual 1.0 --rollouts true --epsilon 0.015 --gamma 0.95" ;;
+                  --counterfactual 1.0 --rollouts true --lam 0.5 --lam_kinds follow
+                  --epsilon 0.015 --gamma 0.95" ;;
         *) return 1 ;;
     esac
     if [ "$TINY" = 1 ]; then  # cold CPU compiles
