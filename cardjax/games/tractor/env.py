@@ -390,9 +390,9 @@ class Tractor(Env):
         seat = s.current_player
         cards = s.trick[seat].astype(jnp.int32)
         # the trick's holder so far: the one trick-winner test a follow is put to, once
-        take, suit, key = gated(need, tricks.follow_takes, tricks.no_follow_takes, s.trick[seat],
-                                s.lead_suit, s.lead_tractors, s.lead_pairs, s.hold_suit,
-                                s.hold_key, s.level, s.trump)
+        take, suit, key = tricks.follow_result(s.trick[seat], s.lead_suit, s.lead_tractors,
+                                               s.lead_pairs, s.hold_suit, s.hold_key, s.level,
+                                               s.trump, need)
         s = s.replace(holder=jnp.where(take, seat, s.holder),
                       hold_suit=jnp.where(take, suit, s.hold_suit),
                       hold_key=jnp.where(take, key, s.hold_key))

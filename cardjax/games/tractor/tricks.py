@@ -178,9 +178,26 @@ def no_throw_check(lead, hands, seat, level, trump):
     return jnp.bool_(True), lead, jnp.zeros(MAX_TRACTORS, jnp.int32)
 
 
+def follow_result(play, lead_suit, tractors, pairs, hold_suit, hold_key, level, trump,
+                  need=True):
+    """``(takes, suit, key)`` of a complete follow ``play`` (int8[54]) where ``need``: whether it
+    takes the trick from the play holding it (:func:`takes`), and its effective suit and key.
+    Against a lead without pairs a one-suit play's key is its best card, read here; the pair and
+    tractor tests run (gated) only for the follows that could take a lead with pairs."""
+    eff, order, _ = context(level, trump)
+    p = pad(play)
+    xsuit, one = suit_of_play(p, eff)
+    key = jnp.max(jnp.where(p > 0, order, 0))
+    could = need & one & ((xsuit == lead_suit) | (xsuit == TRUMP))
+    took, _, pair_key = gated(could & (pairs > 0), follow_takes, no_follow_takes, play,
+                              lead_suit, tractors, pairs, hold_suit, hold_key, level, trump)
+    plain = pairs == 0
+    take = jnp.where(plain, could & takes(xsuit, one, key, lead_suit, hold_suit, hold_key), took)
+    return take, xsuit, jnp.where(plain, key, pair_key)
+
+
 def follow_takes(play, lead_suit, tractors, pairs, hold_suit, hold_key, level, trump):
-    """``(takes, suit, key)`` of a complete follow ``play`` (int8[54]): whether it takes the
-    trick from the play holding it (:func:`takes`), and its effective suit and key."""
+    """:func:`follow_result` of a follow against any lead, the structure tests included."""
     eff, order, slot = context(level, trump)
     xsuit, fits, key = play_facts(pad(play)[None], tractors, pairs, eff, order, slot)
     return takes(xsuit[0], fits[0], key[0], lead_suit, hold_suit, hold_key), xsuit[0], key[0]
