@@ -369,7 +369,7 @@ class Tractor(Env):
         back = (lead - actual)[:NUM_TYPES]
         actual = actual[:NUM_TYPES]
         suit, n, tractors, pairs = tm.lead_info(tm.pad(actual), eff, slot, tractors)
-        hold_suit, hold_key = tricks.lead_facts(tm.pad(actual), tractors, pairs, eff, order, slot)
+        hold_key = tricks.lead_key(tm.pad(actual), suit, tractors, pairs, order, slot)
         s = self._commit(s, seat, actual)
         # the returned cards are known to be in hand (perhaps the same copies as ones already
         # revealed, so the known count is the larger one, not the sum)
@@ -382,7 +382,7 @@ class Tractor(Env):
                          lead_suit=suit,
                          lead_n=n, lead_k1=tractors[0], lead_pairs=pairs, lead_tractors=tractors,
                          num_in_trick=jnp.int32(1), current_player=(seat + 1) % 4,
-                         holder=seat, hold_suit=hold_suit, hold_key=hold_key,
+                         holder=seat, hold_suit=suit, hold_key=hold_key,
                          penalty=s.penalty + jnp.where(attacker, -pen, pen))
 
     def _end_follow(self, s: State, need=True) -> State:

@@ -29,11 +29,10 @@ def _after_lead(lead: np.ndarray, hand: np.ndarray, lv: int, tr: int) -> State:
                           np.zeros(NUM_TYPES, np.int32)], lv + 2, ("S", "H", "D", "C", "NT")[tr])
     eff, order, slot = tm.context(jnp.int32(lv), jnp.int32(tr))
     suit, n, tractors, pairs = tm.lead_info(tm.pad(jnp.asarray(lead)), eff, slot)
-    hold_suit, hold_key = tricks.lead_facts(tm.pad(jnp.asarray(lead)), tractors, pairs, eff,
-                                            order, slot)
+    hold_key = tricks.lead_key(tm.pad(jnp.asarray(lead)), suit, tractors, pairs, order, slot)
     return s.replace(trick=s.trick.at[0].set(jnp.asarray(lead, jnp.int8)), lead_suit=suit,
                      lead_n=n, lead_k1=tractors[0], lead_pairs=pairs, lead_tractors=tractors,
-                     num_in_trick=jnp.int32(1), holder=jnp.int32(0), hold_suit=hold_suit,
+                     num_in_trick=jnp.int32(1), holder=jnp.int32(0), hold_suit=suit,
                      hold_key=hold_key,
                      current_player=jnp.int32(1), played=s.played.at[0].set(jnp.asarray(lead, jnp.int8)))
 

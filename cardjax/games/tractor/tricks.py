@@ -89,8 +89,12 @@ def _key_from_runs(c, runs, k1, lead_pairs, order):
     reach = jnp.any(runs >= k1, axis=0)
     key_chain = jnp.max(jnp.where(reach, jnp.arange(NUM_POS) + 3, 0))
     key_pair = jnp.max(jnp.where(c == 2, order, 0))
-    key_card = jnp.max(jnp.where(c > 0, order, 0))
-    return jnp.where(k1 >= 2, key_chain, jnp.where(lead_pairs > 0, key_pair, key_card))
+    return jnp.where(k1 >= 2, key_chain, jnp.where(lead_pairs > 0, key_pair, _card_key(c, order)))
+
+
+def _card_key(c, order):
+    # against a lead without pairs: the order of the play's best card
+    return jnp.max(jnp.where(c > 0, order, 0))
 
 
 def _chains_fit_each(plays, suits, tractors, slot, one_chain):
@@ -147,11 +151,11 @@ def takes(xsuit, fits, key, lead_suit, hold_suit, hold_key):
                     | ((xsuit == hold_suit) & (key > hold_key)))
 
 
-def lead_facts(lead, tractors, lead_pairs, eff, order, slot):
-    """``(suit, key)`` of a lead (int[55]; its own tractors and pairs): what a follow must beat
-    (:func:`play_facts` of the lead, without the structure test it is never put to)."""
-    suit, _ = suit_of_play(lead, eff)
-    return suit, _play_key(lead, suit, tractors[0], lead_pairs, order, slot)
+def lead_key(lead, suit, tractors, lead_pairs, order, slot):
+    """The key of a lead (int[55] of effective suit ``suit``; its own tractors and pairs, as
+    :func:`~cardjax.games.tractor.moves.lead_info` gives them): what a follow of its suit must
+    beat (:func:`play_facts`'s key, without the structure test a lead is never put to)."""
+    return _play_key(lead, suit, tractors[0], lead_pairs, order, slot)
 
 
 def trick_winner(plays, leader, tractors, lead_pairs, eff, order, slot):
@@ -187,7 +191,7 @@ def follow_result(play, lead_suit, tractors, pairs, hold_suit, hold_key, level, 
     eff, order, _ = context(level, trump)
     p = pad(play)
     xsuit, one = suit_of_play(p, eff)
-    key = jnp.max(jnp.where(p > 0, order, 0))
+    key = _card_key(p, order)
     could = need & one & ((xsuit == lead_suit) | (xsuit == TRUMP))
     took, _, pair_key = gated(could & (pairs > 0), follow_takes, no_follow_takes, play,
                               lead_suit, tractors, pairs, hold_suit, hold_key, level, trump)
