@@ -5,7 +5,8 @@ are short enough to replay here in plain Python (six cards, three tricks).
 Each program is built once per module and shared: ``BASE`` (trick rewards, the rule player's card
 flagged as advice), ``TRICK`` (the same games, with the ShengJi+ report's per-trick targets,
 counterfactual alternatives from exact rewards and rollouts, and imitation), ``EXACT``
-(counterfactual targets and exact rewards), ``UNFORCED`` (``train_forced=False``) and
+(counterfactual targets and exact rewards), ``AFTER`` (the same, each alternative with a rest of
+its own from the state after it), ``UNFORCED`` (``train_forced=False``) and
 ``LAMBDA0`` (lambda-returns with ``lam=0``); the prior player's and the oracle's tests build
 their own.  Tractor's own parts of these ideas (its consequence and advice rows, its
 trick-ending and rollout rewards) are tested in ``test_dmc_tractor.py``.
@@ -31,6 +32,7 @@ BASE = {**TINY, "trick_reward": R, "advice": True, "gamma": G}
 TRICK = {**BASE, "discount": "trick", "target": "trick", "lam": 1.0, "counterfactual": 1.0,
          "rollouts": True, "imitation": 1.0}
 EXACT = {**BASE, "counterfactual": 1.0, "exact_rewards": True}
+AFTER = {**EXACT, "after_states": 2}
 UNFORCED = {**BASE, "train_forced": False}
 LAMBDA0 = {**BASE, "lam": 0.0}
 CARDS = toy_rules.NUM_CARDS
@@ -54,7 +56,7 @@ def played(params):
     """``{name: (decisions, stats, train)}``: one self-play batch of each program, from the same
     params and key."""
     out = {}
-    for name, fields in (("base", BASE), ("trick", TRICK), ("exact", EXACT),
+    for name, fields in (("base", BASE), ("trick", TRICK), ("exact", EXACT), ("after", AFTER),
                          ("unforced", UNFORCED), ("lambda", LAMBDA0)):
         train = dmc.make_train(dmc.Config.for_game("toy", **fields))
         d, stats = jax.device_get(train.self_play(params, jax.random.PRNGKey(9)))
@@ -241,6 +243,43 @@ def test_exact_rewards_leave_the_network_the_rest_of_the_return(played, toy, par
     _, _, q1 = acting.q_values(train.net, train.game, params, s, 3, 1.0)
     got = dict(zip(np.asarray(idx)[np.asarray(valid)], np.asarray(q1 - q0)[np.asarray(valid)]))
     assert got == pytest.approx({2: -R, 3: -R, 7: R}, abs=1e-6)
+
+
+def test_after_states_give_each_alternative_the_value_of_the_state_it_leaves(played, toy,
+                                                                            params):
+    """``after_states``: the same games and targets as ``EXACT``; an alternative's target is
+    the taken card's moved by gamma times the difference of the values of the states after
+    each card (the best Q of the seat to lead there, negated for the other seat), worked out
+    here by stepping the deal and asking the network of each state."""
+    from cardjax.nets.dmc import acting
+
+    (exact, _, _), (d, stats, train) = played["exact"], played["after"]
+    for name in ("obs", "action", "target", "weight"):
+        np.testing.assert_array_equal(getattr(exact, name), getattr(d, name))
+    alt = d.extra["alt_weight"] > 0
+    np.testing.assert_array_equal(alt, exact.extra["alt_weight"] > 0)
+    assert int(stats["after_valued"]) == alt.sum() and int(stats["after_missed"]) == 0
+    step = jax.jit(toy.step)
+
+    def value(state, seat):
+        _, valid, q = acting.q_values(train.net, train.game, params, state, 3, 1.0)
+        v = float(np.max(np.asarray(q)[np.asarray(valid)]))
+        return v if int(state.current_player) == seat else -v
+
+    moved = 0
+    for b, steps in enumerate(games(d)):
+        state = toy.init_from_deal([steps[0]["hand"], steps[1]["hand"]])
+        for s in steps:
+            t, seat = s["t"], s["seat"]
+            for a, target, ok in zip(d.extra["alt_action"][t, b], d.extra["alt_target"][t, b],
+                                     alt[t, b]):
+                if ok:
+                    delta = G * (value(step(state, int(a) % CARDS), seat)
+                                 - value(step(state, s["card"]), seat))
+                    assert target == pytest.approx(d.target[t, b] + delta, abs=1e-5), (b, t)
+                    moved += abs(delta) > 1e-4
+            state = step(state, s["card"])
+    assert moved > 0
 
 
 def test_without_forced_decisions_the_last_trick_is_not_trained(played):

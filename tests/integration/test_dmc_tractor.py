@@ -618,14 +618,15 @@ def test_resume_equals_uninterrupted_run(runs):
 def test_unit_leads_runs_resume_exactly_and_play_the_plain_env(tmp_path):
     """Whole-unit leads and throws, with the rule player's moves as a fading prior and its
     follows as advice (with a bonus, imitated, Boltzmann exploration), the consequence features
-    and the counterfactual targets (their alternatives in the replay buffer): 1 iteration +
-    --resume give the run of 2, which trains alternatives; the prior's leads are named as whole
+    and the counterfactual targets (their alternatives in the replay buffer, the last seat's
+    with rests of their own): 1 iteration + --resume give the run of 2, which trains
+    alternatives; the prior's leads are named as whole
     units; the trained player plays the plain env (its leads and throws card by card, its
     follows with the consequence features it was trained with) legally to the end of a hand, one
     state at a time, and the arena's batched path chooses its moves at states of every phase of
     that hand; a run with a setting in its player word builds."""
     small = {**TINY, "num_envs": 2, "consequences": "true", "counterfactual": 1.0,
-             "leads": "units", "throws": "true", "init_from": "rule", "prior_iterations": 4,
+             "after_states": 16, "leads": "units", "throws": "true", "init_from": "rule", "prior_iterations": 4,
              "prior_share": 1.0,
              "advice": "true", "advice_bonus": 0.5, "imitation": 1.0, "temperature": 0.05}
     flags = [x for k, v in small.items() for x in (f"--{k}", str(v))] + TINY_FLAGS[-3:]
@@ -636,6 +637,7 @@ def test_unit_leads_runs_resume_exactly_and_play_the_plain_env(tmp_path):
         assert {k: v for k, v in ra.items() if k not in TIMING} == \
             {k: v for k, v in rb.items() if k not in TIMING}
     assert all(r["alternatives"] > 0 for r in a)
+    assert all(r["after_valued"] > 0 and r["after_missed"] == 0 for r in a)
     assert a[0]["prior_rate"] > 0.99  # every lead the rule player made was named as a unit
     assert all(r["demonstrations"] > 50 for r in a)  # the follows with a choice
     assert all(r["decisions_play"] < 100 * 2 for r in a)  # fewer decisions than cards
@@ -836,7 +838,8 @@ def test_loaded_agent_plays_legal_moves_to_the_end(runs):
                                   "--oracle_iterations=x", "--eval_deals=-1",
                                   "--encoding=sorted", "--trick_facts=maybe", "--lam=1.5",
                                   "--target=hand", "--train_forced=sometimes",
-                                  "--leads=throws", "--security=maybe"])
+                                  "--leads=throws", "--security=maybe",
+                                  "--after_states=-1"])
 def test_cli_rejects_bad_flags(flag, capsys):
     with pytest.raises(SystemExit):
         shengji.parse_args([flag])
@@ -867,6 +870,10 @@ def test_cli_defaults_and_leveling_rate():
     for bad in ({"discount": "step"}, {"lam": 0.8}):  # the report's target discounts per trick
         with pytest.raises(ValueError, match="target 'trick'"):
             dmc.Config.for_game("tractor", target="trick", **bad)
+    with pytest.raises(ValueError, match="per-trick target .* has none"):
+        dmc.Config.for_game("tractor", target="trick", counterfactual=1.0, after_states=4)
+    with pytest.raises(ValueError, match="after_states must be in \\[0, 16\\], got 17"):
+        dmc.Config.for_game("tractor", counterfactual=1.0, after_states=17)
     # the Tractor adapter's options and the trick targets are refused for other games
     with pytest.raises(ValueError, match="unknown config keys \\['encoding'\\] for doudizhu"):
         dmc.Config.for_game("doudizhu", encoding="dynamic")

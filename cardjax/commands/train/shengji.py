@@ -25,7 +25,9 @@ the cards the seat has not seen, the seat holding the trick and the points on th
 ``--leads units`` makes a lead one decision among the seat's singles, pairs and tractors (no
 throws; ``cardjax.games.tractor.leads``); ``--consequences true`` shows each candidate who would
 hold the trick after it (``--security true``: and whether the next seat may still take it);
-``--counterfactual W`` trains the last seat's other cards on their exact trick points;
+``--counterfactual W`` trains the last seat's other cards on their exact trick points
+(``--after_states N``: each with the rest of the hand after it, the networks' value of the state
+it leaves);
 ``--init_from rule`` lets the rule player make the actors' moves at first (docs/dmc.md has the
 strongest command).  ``--throw_penalty 10`` is the env's failed-throw penalty (the report's
 combo-move penalty);

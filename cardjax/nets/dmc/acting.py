@@ -235,15 +235,18 @@ def score_by_role(net: QNet, table, params, obs, idx, count, roles, num_roles: i
                              (jnp.full(idx.shape, -jnp.inf), jnp.int32(0)))
 
 
-def greedy_actions(net: QNet, game: Game, params, states, k: int, k_fast: int = 4,
-                   exact_scale: float = 0.0, advice_bonus: float = 0.0):
-    """The greedy actions of a BATCH of states (leading axis B) whose acting roles may differ:
-    each role's network scores the legal candidates (in :func:`score_slots`'s pools) of every
-    state and each state takes its role's best (``exact_scale``, ``advice_bonus``: as
-    :func:`q_values`).  Returns int32[B]."""
+def greedy_scores(net: QNet, game: Game, params, states, k: int, k_fast: int = 4,
+                  exact_scale: float = 0.0, advice_bonus: float = 0.0, forced: bool = False):
+    """The scores players choose by in a BATCH of states (leading axis B) whose acting roles
+    may differ: each role's network scores the legal candidates (in :func:`score_slots`'s
+    pools) of every state, plus :func:`choice_bonus` (``exact_scale``, ``advice_bonus``: as
+    :func:`q_values`).  With ``forced`` a state's one legal action is scored too (else it gets
+    no score).  Returns ``(idx, valid, q)``, each [B, k]; q is -inf outside ``valid``."""
     table = device_table(game.action_features)
     words, count = legal_sets(game, states)
     count = jnp.where(states.terminated, 0, count)
+    if forced:  # a second (invalid) slot makes score_slots score the one legal action
+        count = jnp.where(count == 1, 2, count)
     idx, valid, _ = jax.vmap(compact_words, in_axes=(0, None, None))(words, game.num_actions, k)
     obs = observe(game, states)
     roles = jax.vmap(game.role)(states)
@@ -251,5 +254,23 @@ def greedy_actions(net: QNet, game: Game, params, states, k: int, k_fast: int = 
     q, _ = score_by_role(net, table, params, obs, rows, count, roles, game.num_roles,
                          pool_sizes(k, k_fast))
     q = q + choice_bonus(game, states, idx, valid, exact_scale, advice_bonus, rows)
-    best = jnp.argmax(jnp.where(valid, q, -jnp.inf), axis=1)
+    return idx, valid, jnp.where(valid, q, -jnp.inf)
+
+
+def greedy_actions(net: QNet, game: Game, params, states, k: int, k_fast: int = 4,
+                   exact_scale: float = 0.0, advice_bonus: float = 0.0):
+    """The greedy actions of a BATCH of states (:func:`greedy_scores`: each state takes its
+    role's best).  Returns int32[B]."""
+    idx, _, q = greedy_scores(net, game, params, states, k, k_fast, exact_scale, advice_bonus)
+    best = jnp.argmax(q, axis=1)
     return jnp.take_along_axis(idx, best[:, None], axis=1)[:, 0]
+
+
+def state_values(net: QNet, game: Game, params, states, k: int, k_fast: int = 4,
+                 exact_scale: float = 0.0):
+    """float32[B]: the networks' value of each of a BATCH of states for its acting seat, the
+    best of its legal moves' Q (with the step rewards known exactly, ``exact_scale``; no
+    advice bonus: it steers, it is no value), its one move's where forced; 0 where the game
+    is over."""
+    _, _, q = greedy_scores(net, game, params, states, k, k_fast, exact_scale, forced=True)
+    return jnp.where(states.terminated, 0.0, jnp.max(q, axis=1))

@@ -18,7 +18,8 @@ The hooks, each optional (None: the extension does not take part in that phase):
 - ``choose(run, s, q) -> q``: the candidates' scores the actors choose by;
 - ``act(run, s)``: after the actors chose ``s["slot"]`` (may change it);
 - ``record(run, s) -> dict``: the step's rows of its ``buffers`` (after the env stepped);
-- ``step_stats``: ``{name: zero}`` accumulators, incremented by ``s["stats"]`` in ``act``;
+- ``step_stats``: ``{name: zero}`` accumulators, incremented by ``s["stats"]`` in ``act`` or
+  ``record``;
 - ``returns(run, bufs, final) -> dict``: keywords of :func:`~cardjax.train.dmc.targets.returns`;
 - ``targets(run, bufs, final, target, weight) -> (target, weight)``;
 - ``decisions(run, bufs, target, weight) -> dict``: its ``fields`` of the batch's decisions;
@@ -73,7 +74,8 @@ class Extension:
     capabilities it needs when on (:data:`CAPABILITIES`; an adapter's capability is a bool, or a
     function of the adapter's options); ``check(options, cfg)``: checks against the rest of the
     config (raise ``ValueError``); ``build(options, cfg, game, resources) -> Hooks``
-    (``resources``: what the caller passed, e.g. the prior player)."""
+    (``resources``: what the caller passed: the prior player, ``net``, the networks' module,
+    whose ``params`` a self-play step holds in ``s["params"]``)."""
 
     name: str
     options: type

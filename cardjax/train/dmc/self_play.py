@@ -70,7 +70,7 @@ def make_self_play(cfg, game, net, mesh: Mesh | None = None, hooks: tuple = ()):
             t, states, key, bufs, stats = c
             keys = jax.random.split(key, 3 + n_keys)
             key, k_eps, k_rand = keys[0], keys[1], keys[2]
-            s = dict(states=states, k_eps=k_eps, stats={}, keys={})
+            s = dict(states=states, params=params, k_eps=k_eps, stats={}, keys={})
             i = 3
             for name, h in hooks:
                 s["keys"][name], i = keys[i:i + h.keys], i + h.keys

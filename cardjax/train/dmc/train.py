@@ -57,8 +57,8 @@ def make_train(cfg: Config, mesh: Mesh | None = None, env=None, prior=None) -> T
     if prior is not None and not cfg.init_from:
         raise ValueError("a prior player needs init_from (the word that names it, saved with the "
                          "run) and prior_iterations")
-    hooks = extension.build(cfg.composition, cfg, game, prior=prior)
     net = make_net(cfg, game)
+    hooks = extension.build(cfg.composition, cfg, game, prior=prior, net=net)
     tx = make_optimizer(cfg)
     self_play = make_self_play(cfg, game, net, mesh, hooks)
     learner = make_learner(cfg, game, net, tx, hooks)

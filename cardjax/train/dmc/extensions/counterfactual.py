@@ -3,7 +3,14 @@ card that ends a trick), each candidate other than the one taken is trained too,
 taken move's target with its own step reward instead of the taken one's, weighted by
 ``counterfactual`` in the loss.  With the adapter's rollouts (``Game.rollout``), estimates
 stand in where nothing is known exactly (they may read hidden cards: used to train, never to
-choose)."""
+choose).
+
+The taken move's rest of the return serves every alternative, so the network learns that two
+cards of the same step reward are worth the same, whichever is spent.  With ``after_states N``
+the first N exact alternatives get a rest of their own: the taken move's, moved by gamma times
+the networks' value of the state after that alternative less the value of the state after the
+taken move (each the best Q of the seat that acts there, for the side of the seat that chose:
+two sides in alternate seats, whose rewards are zero-sum)."""
 
 from __future__ import annotations
 
@@ -13,8 +20,8 @@ import math
 import jax
 import jax.numpy as jnp
 
-from cardjax.cli import non_negative_float, option
-from cardjax.nets.dmc.acting import compact
+from cardjax.cli import non_negative_float, non_negative_int, option
+from cardjax.nets.dmc.acting import compact, state_values
 from cardjax.train.dmc.extension import Extension, Hooks
 
 ALTERNATIVES = 16  # alternatives kept per decision
@@ -27,17 +34,56 @@ class Options:
                                    "ends a trick), each is trained toward the taken move's "
                                    "target with its own step reward (0: off)",
                                    non_negative_float)
+    after_states: int = option(0, "with --counterfactual: how many exact alternatives of a "
+                               "decision take a rest of their own, from the networks' value of "
+                               f"the state after them (at most {ALTERNATIVES}; 0: the taken "
+                               "move's rest serves all)", non_negative_int)
 
     def __post_init__(self):
         if not (self.counterfactual >= 0.0 and math.isfinite(self.counterfactual)):
             raise ValueError(f"counterfactual must be a weight >= 0, got {self.counterfactual}")
+        if not 0 <= self.after_states <= ALTERNATIVES:
+            raise ValueError(f"after_states must be in [0, {ALTERNATIVES}], got "
+                             f"{self.after_states}")
+
+
+def check(opts: Options, cfg) -> None:
+    if opts.after_states and cfg.extension("target", "return") != "return":
+        raise ValueError("after_states moves a return's rest; the per-trick target "
+                         "(--target trick) has none")
 
 
 def build(opts: Options, cfg, game, resources) -> Hooks:
     if game.counterfactual is None:
         raise ValueError(f"counterfactual targets need exact step rewards of alternatives, which "
                          f"this {cfg.game} game does not give")
-    A = ALTERNATIVES
+    A, N = ALTERNATIVES, opts.after_states
+    env = game.env
+    if N and env.num_players not in (2, 4):
+        raise ValueError("after_states reads values for two sides in alternate seats; "
+                         f"{cfg.game} has {env.num_players} seats")
+    net = resources.get("net")
+
+    def after_deltas(s, slots, pick, need):
+        """float32[B, A]: gamma x (V(after pick) - V(after the taken slot)) for the side of the
+        seat that chose, at the first N alternatives of the games that ``need`` them (as many
+        games as a step's trick ends may hold; the rest keep 0), and bool[B]: the games valued."""
+        states, idx, B = s["states"], s["idx"], s["idx"].shape[0]
+        G = B if game.lockstep else min(B, B // env.num_players + 2)
+        games, ok, _ = compact(need, G)
+        sub = jax.tree_util.tree_map(lambda x: x[games], states)
+        acts = jnp.concatenate([jnp.take_along_axis(idx, slots[:, None], axis=1),
+                                jnp.take_along_axis(idx, pick[:, :N], axis=1)], axis=1)[games]
+        after = jax.vmap(lambda st, a: jax.vmap(lambda x: env.step(st, x))(a))(sub, acts)
+        flat = jax.tree_util.tree_map(lambda x: x.reshape((G * (N + 1),) + x.shape[2:]), after)
+        v = state_values(net, game, s["params"], flat, cfg.k, cfg.k_fast,
+                         cfg.exact_scale).reshape(G, N + 1)
+        same_side = (after.current_player - sub.current_player[:, None]) % 2 == 0
+        v = jnp.where(same_side | after.terminated, v, -v)
+        d = cfg.gamma * (v[:, 1:] - v[:, :1])
+        at_game = jnp.where(ok, games, B)  # out of range: dropped
+        out = jnp.zeros((B, A), jnp.float32).at[at_game, :N].set(d, mode="drop")
+        return out, jnp.zeros(B, bool).at[at_game].set(True, mode="drop")
 
     def record(run, s):
         """The candidates other than the one taken whose step reward is known (exactly, or by
@@ -60,9 +106,20 @@ def build(opts: Options, cfg, game, resources) -> Hooks:
         taken = at(known, slot[:, None])[:, 0] & s["alive"]
         others = known & (jnp.arange(idx.shape[1]) != slot[:, None]) & taken[:, None]
         pick, ok, _ = jax.vmap(compact, in_axes=(0, None))(others, A)
-        return dict(alt_action=at(s["f_idx"], pick),
-                    alt_delta=(at(r, pick) - at(r, slot[:, None])) * cfg.reward_scale,
-                    alt_valid=ok, alt_exact=at(exact, at(idx, slot[:, None]))[:, 0])
+        alt_exact = at(exact, at(idx, slot[:, None]))[:, 0]
+        row = dict(alt_action=at(s["f_idx"], pick),
+                   alt_delta=(at(r, pick) - at(r, slot[:, None])) * cfg.reward_scale,
+                   alt_valid=ok, alt_exact=alt_exact)
+        if N:  # a rest of their own for the exact alternatives
+            need = alt_exact & ok[:, 0]
+            zeros = (jnp.zeros(ok.shape, jnp.float32), jnp.zeros(need.shape, bool))
+            after, got = jax.lax.cond(jnp.any(need), lambda: after_deltas(s, slot, pick, need),
+                                      lambda: zeros)
+            row["alt_after"] = jnp.where(ok, after, 0.0)
+            s["stats"].update(
+                after_valued=jnp.sum(ok & got[:, None] & (jnp.arange(A) < N), dtype=jnp.int32),
+                after_missed=jnp.sum(need & ~got, dtype=jnp.int32))
+        return row
 
     def decisions(run, bufs, target, weight):
         # an alternative's target: the taken move's, with its own step reward; where the exact
@@ -71,6 +128,8 @@ def build(opts: Options, cfg, game, resources) -> Hooks:
         delta = bufs["alt_delta"]
         if "known" in bufs:
             delta = jnp.where(bufs["alt_exact"][..., None], 0.0, delta)
+        if N:
+            delta = delta + bufs["alt_after"]
         return dict(alt_action=bufs["alt_action"], alt_target=target[..., None] + delta,
                     alt_weight=weight[..., None] * bufs["alt_valid"])
 
@@ -81,14 +140,18 @@ def build(opts: Options, cfg, game, resources) -> Hooks:
         return opts.counterfactual * jnp.sum(
             w[:, None] * extra["alt_weight"] * (q - extra["alt_target"]) ** 2)
 
+    buffers = {"alt_action": ((A,), jnp.int32), "alt_delta": ((A,), jnp.float32),
+               "alt_valid": ((A,), jnp.bool_), "alt_exact": ((), jnp.bool_)}
+    if N:
+        buffers["alt_after"] = ((A,), jnp.float32)
     return Hooks(
         fields={"alt_action": ((A,), jnp.int32), "alt_target": ((A,), jnp.float32),
                 "alt_weight": ((A,), jnp.float32)},
-        buffers={"alt_action": ((A,), jnp.int32), "alt_delta": ((A,), jnp.float32),
-                 "alt_valid": ((A,), jnp.bool_), "alt_exact": ((), jnp.bool_)},
+        buffers=buffers,
+        step_stats=({"after_valued": jnp.int32(0), "after_missed": jnp.int32(0)} if N else {}),
         record=record, decisions=decisions, stats=stats,
         rows=lambda extra: extra["alt_action"], loss=loss)
 
 
 EXTENSION = Extension("counterfactual", Options, on=lambda o: o.counterfactual > 0,
-                      build=build, requires=("counterfactuals",))
+                      build=build, requires=("counterfactuals",), check=check)
