@@ -58,7 +58,7 @@ class Artifact(NamedTuple):
 def lineage(command: str | None = None, device: str | None = None, parent: str | None = None,
             iteration: int | None = None, **more) -> dict:
     """Where an artifact comes from: the command (default: this process's), the device (default:
-    JAX's first device and the count), today's date, the parent player, the iteration."""
+    JAX's first device and the count; on the CPU, the cores this process may use), today's date, the parent player, the iteration."""
     if command is None:
         head = sys.argv[0]  # a script, or ``cardjax train shengji`` (cardjax.commands.main)
         words = head.split() if head.startswith("cardjax ") else [os.path.basename(head)
@@ -69,6 +69,10 @@ def lineage(command: str | None = None, device: str | None = None, parent: str |
 
         devices = jax.local_devices()
         device = f"{len(devices)} x {devices[0].device_kind}"
+        if devices[0].platform == "cpu":  # JAX's "cpu" devices are views of the host's cores
+            cores = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                     else os.cpu_count())  # macOS has no affinity
+            device = f"{cores}-core CPU"
     return {"command": command, "device": device, "date": datetime.date.today().isoformat(),
             "parent": parent, "iteration": iteration, **more}
 

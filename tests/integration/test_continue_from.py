@@ -153,7 +153,8 @@ def test_lineage_accumulates_through_export_and_load(ddz_parent, tmp_path):
     parent = artifact.read(ddz_parent).meta
     assert lin["parent"] == os.path.abspath(ddz_parent)
     assert lin["parent_params_sha256"] == parent["params_sha256"]
-    assert lin["iteration"] == 1 and lin["command"] and lin["device"]
+    assert lin["iteration"] == 1 and lin["command"]
+    assert lin["device"].endswith("-core CPU")
     assert lin["run_frames"] == int(records[0]["frames"]) > 0
     assert lin["frames"] == 1000 + lin["run_frames"]
     assert lin["minutes"] == pytest.approx(2.5 + records[0]["elapsed_s"] / 60, abs=1e-3)
