@@ -58,7 +58,8 @@ class Artifact(NamedTuple):
 def lineage(command: str | None = None, device: str | None = None, parent: str | None = None,
             iteration: int | None = None, **more) -> dict:
     """Where an artifact comes from: the command (default: this process's), the device (default:
-    JAX's first device and the count; on the CPU, the cores this process may use), today's date, the parent player, the iteration."""
+    JAX's first device and the count; on the CPU, the cores this process may use), today's
+    date, the parent player, the iteration."""
     if command is None:
         head = sys.argv[0]  # a script, or ``cardjax train shengji`` (cardjax.commands.main)
         words = head.split() if head.startswith("cardjax ") else [os.path.basename(head)

@@ -147,7 +147,8 @@ def pool_sizes(k: int, k_fast: int) -> tuple:
     return tuple(sizes) + (k,)
 
 
-def score_slots(net: QNet, table, params, obs, idx, count, sizes: tuple, groups: int = 1):
+def score_slots(net: QNet, table, params, obs, idx, count, sizes: tuple, groups: int = 1,
+                forced: bool = False):
     """Q of the ``K`` candidate slots ``idx`` [B, K] (rows of ``table``, :func:`feature_rows`) of
     a batch of states ``obs`` [B, F] with ``count`` [B] legal actions, under one network's
     ``params``.  Returns ``(q [B, K], rows)``:
@@ -156,7 +157,8 @@ def score_slots(net: QNet, table, params, obs, idx, count, sizes: tuple, groups:
     one legal action); ``rows``, the candidates the head scored.
 
     A state with one legal action needs no score (a fifth to a half of all decisions in the
-    games here), and when no state has a choice nothing runs (``lax.cond``).  Otherwise the trunk runs once per state, and so does the
+    games here; ``forced``: it is scored too, for its value), and when no state has a choice
+    nothing runs (``lax.cond``).  Otherwise the trunk runs once per state, and so does the
     state's half of the head's first layer.  The rest of the head scores a POOL: the candidates
     of the states with a choice, packed one after the other (state 0's ``count[0]`` slots, then
     state 1's, ...) into the smallest of the ``sizes`` (:func:`pool_sizes`, candidates per
@@ -170,7 +172,8 @@ def score_slots(net: QNet, table, params, obs, idx, count, sizes: tuple, groups:
     device); the pool size is chosen for the fullest group.
     """
     B, K = idx.shape
-    count = jnp.where(count > 1, jnp.minimum(count, K), 0)  # one legal action: nothing to score
+    # one legal action: nothing to score, unless its value is asked for
+    count = jnp.where(count > (0 if forced else 1), jnp.minimum(count, K), 0)
 
     def score():
         hs = net.apply(params, net.apply(params, obs, method="embed"), method="head_in")
@@ -215,7 +218,7 @@ def score_slots(net: QNet, table, params, obs, idx, count, sizes: tuple, groups:
 
 
 def score_by_role(net: QNet, table, params, obs, idx, count, roles, num_roles: int,
-                  sizes: tuple, groups: int = 1):
+                  sizes: tuple, groups: int = 1, forced: bool = False):
     """:func:`score_slots` of a batch whose acting roles (int[B]) differ: each role's network
     runs only when some game of that role has a choice (:func:`score_slots`'s ``lax.cond``, so
     the params are indexed, not gathered per game) and pools only its games' candidates; every
@@ -228,7 +231,7 @@ def score_by_role(net: QNet, table, params, obs, idx, count, roles, num_roles: i
         q, rows = carry
         mine = roles == r
         q_r, rows_r = score_slots(net, table, role_params(params, r), obs, idx,
-                                  jnp.where(mine, count, 0), sizes, groups)
+                                  jnp.where(mine, count, 0), sizes, groups, forced)
         return jnp.where(mine[:, None], q_r, q), rows + rows_r
 
     return jax.lax.fori_loop(0, num_roles, one_role,
@@ -245,14 +248,12 @@ def greedy_scores(net: QNet, game: Game, params, states, k: int, k_fast: int = 4
     table = device_table(game.action_features)
     words, count = legal_sets(game, states)
     count = jnp.where(states.terminated, 0, count)
-    if forced:  # a second (invalid) slot makes score_slots score the one legal action
-        count = jnp.where(count == 1, 2, count)
     idx, valid, _ = jax.vmap(compact_words, in_axes=(0, None, None))(words, game.num_actions, k)
     obs = observe(game, states)
     roles = jax.vmap(game.role)(states)
     rows = feature_rows(game, states, idx)
     q, _ = score_by_role(net, table, params, obs, rows, count, roles, game.num_roles,
-                         pool_sizes(k, k_fast))
+                         pool_sizes(k, k_fast), forced=forced)
     q = q + choice_bonus(game, states, idx, valid, exact_scale, advice_bonus, rows)
     return idx, valid, jnp.where(valid, q, -jnp.inf)
 

@@ -79,7 +79,7 @@ def build(opts: Options, cfg, game, resources) -> Hooks:
         v = state_values(net, game, s["params"], flat, cfg.k, cfg.k_fast,
                          cfg.exact_scale).reshape(G, N + 1)
         same_side = (after.current_player - sub.current_player[:, None]) % 2 == 0
-        v = jnp.where(same_side | after.terminated, v, -v)
+        v = jnp.where(same_side, v, -v)  # a finished game's is 0
         d = cfg.gamma * (v[:, 1:] - v[:, :1])
         at_game = jnp.where(ok, games, B)  # out of range: dropped
         out = jnp.zeros((B, A), jnp.float32).at[at_game, :N].set(d, mode="drop")
