@@ -54,9 +54,12 @@ def load_params(path: str, iteration: int | None = None):
 
 
 def from_artifact(env, art: artifact.Artifact, name: str | None = None, k: int | None = None,
-                  advice_bonus: float | None = None, **options) -> Agent:
+                  advice_bonus: float | None = None, lookahead: int | None = None,
+                  **options) -> Agent:
     """The greedy player of a DMC artifact (``k``: default the artifact's play setting, else the
-    run's; ``advice_bonus``: play with this bonus instead of the run's).
+    run's; ``advice_bonus``: play with this bonus instead of the run's; ``lookahead``: the
+    width of a one-move lookahead where every move's step reward is known, default the
+    artifact's play setting, else none: :func:`agent_from_params`).
 
     ``options``: the search players' options (``worlds``, ``sampling``, ``iec``, ``b``, passed
     by ``scripts/arena.py`` to every loader) are accepted and ignored; others are an error.
@@ -64,11 +67,14 @@ def from_artifact(env, art: artifact.Artifact, name: str | None = None, k: int |
     unknown = set(options) - ARENA_OPTIONS
     if unknown:
         raise ValueError(f"unknown options {sorted(unknown)} for a DMC player; known: "
-                         "k, advice_bonus (and a run's iteration)")
+                         "k, advice_bonus, lookahead (and a run's iteration)")
+    play = art.meta.get("play") or {}
     if k is None:
-        k = (art.meta.get("play") or {}).get("k")
+        k = play.get("k")
+    if lookahead is None:
+        lookahead = play.get("lookahead", 0)
     return agent_from_params(env, art.params, _config(art), name=name, k=k,
-                             advice_bonus=advice_bonus)
+                             advice_bonus=advice_bonus, lookahead=lookahead)
 
 
 def value_from_artifact(env, art: artifact.Artifact):
@@ -77,9 +83,15 @@ def value_from_artifact(env, art: artifact.Artifact):
 
 
 def agent_from_params(env, params, cfg: Config, name: str | None = None,
-                      k: int | None = None, advice_bonus: float | None = None):
+                      k: int | None = None, advice_bonus: float | None = None,
+                      lookahead: int = 0):
     """The greedy player of the networks ``params`` (stacked per role) trained with ``cfg``
-    (``advice_bonus``: play with this bonus instead of the run's)."""
+    (``advice_bonus``: play with this bonus instead of the run's).
+
+    ``lookahead`` (a width; 0: off): where the step reward of every legal move is known exactly
+    (Tractor: the last card of a trick), the ``lookahead`` best moves are played and each is
+    scored by its reward and the networks' value of the state it leaves instead of its own Q
+    (:func:`cardjax.nets.dmc.acting.lookahead_scores`)."""
     if env.name != cfg.game:
         raise ValueError(f"a {cfg.game} DMC checkpoint cannot play {env.name}")
     if advice_bonus is not None:
@@ -93,15 +105,31 @@ def agent_from_params(env, params, cfg: Config, name: str | None = None,
     k = cfg.k if k is None else int(k)
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
+    width = lookahead if isinstance(lookahead, int) and not isinstance(lookahead, bool) else -1
+    if width < 0:
+        raise ValueError(f"lookahead must be a whole number of moves >= 0, got {lookahead!r}")
+    if width and game.counterfactual is None:
+        raise ValueError(f"lookahead needs the step rewards of moves known exactly, which this "
+                         f"{cfg.game} network's game does not give")
 
     view = game.env if game.view else None  # moves built over several env steps
     exact = cfg.exact_scale  # known step rewards added to Q
     bonus = cfg.advice_bonus  # added to the Q of the move the game's advice names
 
+    def looked(params, states):  # the best move of each of a batch, with the lookahead
+        idx, valid, q = acting.greedy_scores(net, game, params, states, k, cfg.k_fast, exact,
+                                             bonus)
+        q = acting.lookahead_scores(net, game, params, states, idx, valid, q, width, cfg.gamma,
+                                    k, cfg.k_fast, exact, bonus)
+        return jnp.take_along_axis(idx, jnp.argmax(q, axis=1)[:, None], axis=1)[:, 0]
+
     def one(params, state):
         chosen = state if view is None else view.decision_state(state)
-        idx, valid, q = acting.q_values(net, game, params, chosen, k, exact, bonus)
-        a = idx[jnp.argmax(q)]
+        if width:
+            a = looked(params, jax.tree_util.tree_map(lambda x: x[None], chosen))[0]
+        else:
+            idx, valid, q = acting.q_values(net, game, params, chosen, k, exact, bonus)
+            a = idx[jnp.argmax(q)]
         return a if view is None else view.env_action(state, a)
 
     @jax.custom_batching.custom_vmap
@@ -120,12 +148,12 @@ def agent_from_params(env, params, cfg: Config, name: str | None = None,
         state = jax.tree_util.tree_map(
             lambda x, b: x if b else jnp.broadcast_to(x, (axis_size,) + jnp.shape(x)),
             state, state_batched)
-        if view is None:
-            return acting.greedy_actions(net, game, params, state, k, cfg.k_fast, exact,
-                                          bonus), True
-        chosen = jax.vmap(view.decision_state)(state)
-        a = acting.greedy_actions(net, game, params, chosen, k, cfg.k_fast, exact, bonus)
-        return jax.vmap(view.env_action)(state, a), True
+        chosen = state if view is None else jax.vmap(view.decision_state)(state)
+        if width:
+            a = looked(params, chosen)
+        else:
+            a = acting.greedy_actions(net, game, params, chosen, k, cfg.k_fast, exact, bonus)
+        return (a if view is None else jax.vmap(view.env_action)(state, a)), True
 
     def act(params, key, state):
         del key

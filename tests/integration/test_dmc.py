@@ -352,7 +352,8 @@ def test_configs_saved_before_the_adapters_load():
     assert not ddz.options.bidding and ddz.steps == 156 and ddz.lstm == 16
     tractor_keys = ("point_reward", "throw_penalty", "encoding", "trick_facts")
     later = {"init_from": "", "prior_iterations": 0, "prior_share": 0.25,  # keys added since
-             "counterfactual": 0.0, "after_states": 0, "exact_rewards": False,
+             "counterfactual": 0.0, "after_states": 0, "after_rollouts": False,
+             "exact_rewards": False,
              "advice_bonus": 0.0, "temperature": 0.0, "imitation": 0.0, "imitation_margin": 0.1,
              "lam_kinds": ""}
     assert ddz.to_dict() == {**{k: v for k, v in SAVED_BEFORE_ADAPTERS["doudizhu"].items()

@@ -33,6 +33,8 @@ TRICK = {**BASE, "discount": "trick", "target": "trick", "lam": 1.0, "counterfac
          "rollouts": True, "imitation": 1.0}
 EXACT = {**BASE, "counterfactual": 1.0, "exact_rewards": True}
 AFTER = {**EXACT, "after_states": 2}
+ROLLED = {**BASE, "discount": "trick", "counterfactual": 1.0, "rollouts": True, "after_states": 2,
+          "after_rollouts": True}
 UNFORCED = {**BASE, "train_forced": False}
 LAMBDA0 = {**BASE, "lam": 0.0}
 CARDS = toy_rules.NUM_CARDS
@@ -57,6 +59,7 @@ def played(params):
     params and key."""
     out = {}
     for name, fields in (("base", BASE), ("trick", TRICK), ("exact", EXACT), ("after", AFTER),
+                         ("rolled", ROLLED),
                          ("unforced", UNFORCED), ("lambda", LAMBDA0)):
         train = dmc.make_train(dmc.Config.for_game("toy", **fields))
         d, stats = jax.device_get(train.self_play(params, jax.random.PRNGKey(9)))
@@ -282,6 +285,63 @@ def test_after_states_give_each_alternative_the_value_of_the_state_it_leaves(pla
     assert moved > 0
 
 
+def test_after_rollouts_give_each_led_card_the_value_of_the_state_its_trick_leaves(played,
+                                                                                toy, params):
+    """``after_rollouts``: a lead's alternative (its trick played out by the rule player's
+    answer) moves the taken card's target by its own trick reward and by gamma times the value
+    of the state after its answered trick less that after the taken card's (the best Q of the
+    seat to lead there, negated for the other seat); a follow's by its exact trick reward and
+    the states after each card, as ``after_states`` alone; nothing is missed."""
+    from cardjax.nets.dmc import acting
+
+    d, stats, train = played["rolled"]
+    alt = d.extra["alt_weight"] > 0
+    assert int(stats["after_valued"]) == alt.sum() and int(stats["after_missed"]) == 0
+    step = jax.jit(toy.step)
+
+    def value(state, seat):
+        if bool(state.terminated):
+            return 0.0
+        _, valid, q = acting.q_values(train.net, train.game, params, state, 3)
+        v = float(np.max(np.asarray(q)[np.asarray(valid)]))
+        return v if int(state.current_player) == seat else -v
+
+    def after(state, card, led):
+        nxt = step(state, card)
+        if led >= 0:
+            return nxt
+        answer = rule_card(set(np.flatnonzero(np.asarray(nxt.legal_action_mask)).tolist()), card)
+        return step(nxt, answer)
+
+    leads = 0
+    for b, steps in enumerate(games(d)):
+        state = toy.init_from_deal([steps[0]["hand"], steps[1]["hand"]])
+        for s in steps:
+            t, seat, led = s["t"], s["seat"], s["led"]
+            for a, target, ok in zip(d.extra["alt_action"][t, b], d.extra["alt_target"][t, b],
+                                     alt[t, b]):
+                if not ok:
+                    continue
+                c = int(a) % CARDS
+                if led >= 0:
+                    delta = trick_reward_of(c, led) - trick_reward_of(s["card"], led)
+                else:
+                    def lead(card):
+                        return -R if rule_card(s["other"], card) > card else R
+
+                    delta = lead(c) - lead(s["card"])
+                    leads += 1
+                delta += G * (value(after(state, c, led), seat)
+                              - value(after(state, s["card"], led), seat))
+                assert target == pytest.approx(d.target[t, b] + delta, abs=1e-5), (b, t, c)
+            state = step(state, s["card"])
+    assert leads >= 2 * TINY["num_envs"]  # the first two tricks' leads
+    with pytest.raises(ValueError, match="after_rollouts gives"):
+        dmc.Config.for_game("toy", **{**ROLLED, "after_states": 0})
+    with pytest.raises(ValueError, match="needs --discount trick"):
+        dmc.Config.for_game("toy", **{**ROLLED, "discount": "step"})
+
+
 def test_without_forced_decisions_the_last_trick_is_not_trained(played):
     """``train_forced=False``: the same games, and the decisions without a choice (the last
     trick's, one card in hand) weigh 0 with target 0; the others keep their targets."""
@@ -389,6 +449,59 @@ def test_an_advice_bonus_makes_the_players_moves_the_rule_players(toy, params):
         dmc.Config.for_game("toy", advice_bonus=0.5)
     with pytest.raises(ValueError, match="advice_bonus must be >= 0"):
         dmc.Config.for_game("toy", advice=True, advice_bonus=-1.0)
+
+
+def test_a_lookahead_scores_the_last_card_of_a_trick_by_the_state_it_leaves(toy, params):
+    """``lookahead``: where every card's trick reward is known (the follow), the player plays
+    the card of the best known reward plus gamma times the value of the state it leaves (the
+    best Q of the seat to lead there, negated for the other seat), worked out here by stepping
+    each card; elsewhere (the leads) the card the plain player plays.  One game at a time and a
+    batch choose alike, and a width of one is the plain player."""
+    from cardjax.agents import dmc as dmc_agent
+    from cardjax.nets.dmc import acting
+
+    cfg = dmc.Config.for_game("toy", **EXACT)
+    train = dmc.make_train(cfg)
+    net, game = train.net, train.game
+
+    def player(width):
+        return dmc_agent.agent_from_params(toy, params, cfg, lookahead=width).act
+
+    plain, ahead, one = (jax.jit(jax.vmap(player(w), in_axes=(None, None, 0))) for w in (0, 3, 1))
+    single = jax.jit(player(3))
+    step = jax.jit(toy.step)
+
+    def value(state, seat):
+        if bool(state.terminated):
+            return 0.0
+        _, valid, q = acting.q_values(net, game, params, state, 3, 1.0)
+        v = float(np.max(np.asarray(q)[np.asarray(valid)]))
+        return v if int(state.current_player) == seat else -v
+
+    states = jax.vmap(toy.init)(jax.random.split(jax.random.PRNGKey(11), 16))
+    looked = differ = 0
+    for _ in range(6):
+        a_plain, a_ahead = np.asarray(plain(params, None, states)), np.asarray(
+            ahead(params, None, states))
+        np.testing.assert_array_equal(np.asarray(one(params, None, states)), a_plain)
+        for b in range(16):
+            s = jax.tree_util.tree_map(lambda x: x[b], states)
+            assert int(single(params, None, s)) == a_ahead[b]
+            reward, exact = game.counterfactual(s)
+            legal = np.flatnonzero(np.asarray(s.legal_action_mask))
+            if bool(s.terminated) or len(legal) < 2 or not np.all(np.asarray(exact)[legal]):
+                assert a_ahead[b] == a_plain[b]
+                continue
+            seat = int(s.current_player)
+            scores = {int(a): float(reward[a]) + G * value(step(s, int(a)), seat)
+                      for a in legal}
+            assert scores[int(a_ahead[b])] == pytest.approx(max(scores.values()), abs=1e-5)
+            looked += 1
+            differ += a_ahead[b] != a_plain[b]
+        states = jax.vmap(toy.step)(states, jnp.asarray(a_ahead))
+    assert looked >= 16 and differ > 0  # the first two tricks' follows of every game
+    with pytest.raises(ValueError, match="lookahead must be a whole number"):
+        dmc_agent.agent_from_params(toy, params, cfg, lookahead=-1)
 
 
 def test_margin_loss_by_hand():

@@ -502,7 +502,8 @@ def test_rollout_rewards_play_the_trick_out_with_the_rule_player():
     seats play on as the rule player.  Hand-built: 5♥ led; the second seat's 7♥ takes 5 points
     (the third seat keeps its Q♥, the last feeds 4♥ to its partner's 7♥), its K♥ 15; after the
     K♥ the third seat's 3♥ and Q♥ both give the 15 away.  The last seat and the hand's last
-    trick have none; on a whole random hand every value equals playing the trick out."""
+    trick have none; on a whole random hand every value equals playing the trick out, and so
+    does the state each rollout leaves (``rollout_ends``: the next trick's leader to lead)."""
     env = cardjax.make("tractor")
     step, card, rule = get_compiled(env).step, TC.card_type, rule_act()
     rollout = jax.jit(lambda s: adapter.rollout_rewards(env, s, 0.01))
@@ -520,10 +521,18 @@ def test_rollout_rewards_play_the_trick_out_with_the_rule_player():
     assert values(step(s, card("3♥"))) == {}  # the last seat: its points are exact instead
     last = env.trick_state(["5♥", "K♥", "3♥", "A♥"], 2, "S", leader=0, dealer=0)
     assert values(step(step(last, card("5♥")), tractor.DONE)) == {}  # the kitty's trick
+    ends = jax.jit(lambda s: adapter.rollout_ends(env, s, 0.01))
     s, checked = env.init(jax.random.PRNGKey(5)), 0
     while not bool(s.terminated):
+        r, valid, cards, end = jax.device_get(ends(s))
         for c, v in values(s).items():
             assert v == pytest.approx(0.01 * play_trick_out(step, rule, s, c), abs=1e-6)
+            x = step(s, c)
+            while int(x.trick_no) == int(s.trick_no):
+                x = step(x, rule(None, None, x))
+            j = list(cards).index(c)
+            assert jax.tree_util.tree_all(jax.tree_util.tree_map(
+                lambda a, b: np.array_equal(np.asarray(a)[j], np.asarray(b)), end, x))
             checked += 1
         s = step(s, rule(None, None, s))
     assert checked > 40

@@ -71,15 +71,23 @@ def rollout_rewards(env, state, trick_reward: float):
     """``(reward float32[8], valid bool[8])``: at a lead before the last trick, each legal
     card's trick reward for the leader when the other seat answers as the rule player (with
     its own hand, hidden from the leader)."""
+    return rollout_ends(env, state, trick_reward)[:2]
+
+
+def rollout_ends(env, state, trick_reward: float):
+    """:func:`rollout_rewards`, and ``(cards int32[8], ends)``: every card, and the state after
+    the rule player's answer to it (a batch of 8 states)."""
     applies = (state.table < 0) & (state.step_count < 2 * (toy.TRICKS - 1)) & ~state.terminated
+    cards = jnp.arange(toy.NUM_CARDS)
 
     def answered(card):
         nxt = env.step(state, card)
-        return trick_swing(state, env.step(nxt, rule_move(nxt)))[state.current_player]
+        end = env.step(nxt, rule_move(nxt))
+        return trick_swing(state, end)[state.current_player], end
 
-    reward = trick_reward * jax.vmap(answered)(jnp.arange(toy.NUM_CARDS))
+    swing, ends = jax.vmap(answered)(cards)
     valid = applies & state.legal_action_mask
-    return jnp.where(valid, reward, 0.0), valid
+    return jnp.where(valid, trick_reward * swing, 0.0), valid, cards, ends
 
 
 def make_game(cfg=None, env=None) -> Game:
@@ -126,6 +134,8 @@ def make_game(cfg=None, env=None) -> Game:
                 advice=advice if opts.advice else None,
                 advised_from=toy.NUM_CARDS if opts.advice else None,
                 rollout=(lambda s: rollout_rewards(env, s, opts.trick_reward))
+                if opts.rollouts else None,
+                rollout_ends=(lambda s: rollout_ends(env, s, opts.trick_reward))
                 if opts.rollouts else None)
 
 

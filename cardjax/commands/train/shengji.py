@@ -27,7 +27,9 @@ throws; ``cardjax.games.tractor.leads``); ``--consequences true`` shows each can
 hold the trick after it (``--security true``: and whether the next seat may still take it);
 ``--counterfactual W`` trains the last seat's other cards on their exact trick points
 (``--after_states N``: each with the rest of the hand after it, the networks' value of the state
-it leaves);
+it leaves; ``--rollouts true`` trains the second and third seats' cards too, on their tricks
+played out by the rule player, and ``--after_rollouts true`` values the state each of those
+tricks leaves);
 ``--init_from rule`` lets the rule player make the actors' moves at first (docs/dmc.md has the
 strongest command).  ``--throw_penalty 10`` is the env's failed-throw penalty (the report's
 combo-move penalty);

@@ -275,3 +275,59 @@ def state_values(net: QNet, game: Game, params, states, k: int, k_fast: int = 4,
     is over."""
     _, _, q = greedy_scores(net, game, params, states, k, k_fast, exact_scale, forced=True)
     return jnp.where(states.terminated, 0.0, jnp.max(q, axis=1))
+
+
+def lookahead_scores(net: QNet, game: Game, params, states, idx, valid, q, width: int,
+                     gamma: float, k: int, k_fast: int = 4, exact_scale: float = 0.0,
+                     advice_bonus: float = 0.0, chunk: int | None = None):
+    """Scores of a BATCH of states (``idx``, ``valid``, ``q``: :func:`greedy_scores`) with a
+    one-move lookahead where the step reward of every legal candidate is known exactly
+    (``Game.counterfactual``: Tractor's last seat of a trick).  There the ``width`` best
+    candidates by ``q`` are played, and each is scored by what ``q`` adds to the network (the
+    known reward, the advice bonus) plus ``gamma`` times the networks' value of the state it
+    leaves (:func:`state_values`, negated when the seat to act there is on the other side); the
+    other candidates are dropped (``exact_scale``, ``advice_bonus``: as :func:`q_values`).
+    Elsewhere ``q`` is returned unchanged.
+
+    The states that need it are valued ``chunk`` at a time (default: a quarter of the batch plus
+    two) in a loop until every one is, so each game's choice does not depend on the others in
+    its batch.  Two sides in alternate seats only (their rewards are zero-sum)."""
+    env = game.env
+    if game.counterfactual is None:
+        raise ValueError("a lookahead needs the step rewards of every move known exactly "
+                         "(Game.counterfactual), which this game does not give")
+    if env.num_players not in (2, 4):
+        raise ValueError(f"a lookahead reads values for two sides in alternate seats; this game "
+                         f"has {env.num_players} seats")
+    B, K = idx.shape
+    W = min(int(width), K)
+    C = min(B, chunk or B // 4 + 2)
+    _, exact = jax.vmap(game.counterfactual)(states)
+    known = jnp.take_along_axis(exact, idx, axis=1)
+    need = (jnp.all(known | ~valid, axis=1) & (jnp.sum(valid, axis=1) > 1)
+            & ~states.terminated)
+    top_q, top = jax.lax.top_k(q, W)  # [B, W] positions in the slots
+    top_ok = jnp.isfinite(top_q)
+    acts = jnp.take_along_axis(idx, top, axis=1)
+    base = choice_bonus(game, states, idx, valid, exact_scale, advice_bonus,
+                        feature_rows(game, states, idx))
+
+    def value_chunk(carry):
+        left, out = carry
+        games, ok, _ = compact(left, C)
+        sub = jax.tree_util.tree_map(lambda x: x[games], states)
+        after = jax.vmap(lambda st, a: jax.vmap(lambda x: env.step(st, x))(a))(sub, acts[games])
+        flat = jax.tree_util.tree_map(lambda x: x.reshape((C * W,) + x.shape[2:]), after)
+        v = state_values(net, game, params, flat, k, k_fast, exact_scale).reshape(C, W)
+        same_side = (after.current_player - sub.current_player[:, None]) % 2 == 0
+        v = jnp.where(same_side, v, -v)
+        at = jnp.where(ok, games, B)  # out of range: dropped
+        out = out.at[at].set(gamma * v, mode="drop")
+        return left.at[at].set(False, mode="drop"), out
+
+    _, ahead = jax.lax.while_loop(lambda c: jnp.any(c[0]), value_chunk,
+                                  (need, jnp.zeros((B, W), jnp.float32)))
+    scored = jnp.take_along_axis(base, top, axis=1) + ahead
+    looked = jnp.full((B, K), -jnp.inf).at[jnp.arange(B)[:, None], top].set(
+        jnp.where(top_ok, scored, -jnp.inf))
+    return jnp.where(need[:, None], looked, q)

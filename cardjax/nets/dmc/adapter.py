@@ -52,7 +52,10 @@ class Game(NamedTuple):
     extension adds it when choosing);
     ``rollout(state) -> (reward, valid)`` of the same shapes: estimates of further actions'
     rewards, for the counterfactual targets only (they may read hidden cards: never used to
-    choose), where ``counterfactual`` knows none; ``kind(state) -> int32``: the kind of decision,
+    choose), where ``counterfactual`` knows none; ``rollout_ends(state) -> (reward, valid, cards
+    int32[R], ends)``: ``rollout`` with the R actions played out and the state each leaves (a
+    batch of R states) when the estimate is made, which the ``after_rollouts`` targets value;
+    ``kind(state) -> int32``: the kind of decision,
     an index into the adapter's ``decision_kinds`` (lambda-returns for some kinds only).
     """
 
@@ -78,6 +81,7 @@ class Game(NamedTuple):
     advised_from: int | None = None
     rollout: Callable | None = None
     kind: Callable | None = None
+    rollout_ends: Callable | None = None
 
     @property
     def plain_env(self):

@@ -342,6 +342,13 @@ def rollout_rewards(env, state, point_reward: float, player=None):
     team takes (+) or gives away (-) when the later seats play it out as ``player`` (the rule
     player by default) with their own hands, times ``point_reward``.  The later seats' cards are
     hidden from the seat: a training target, never a reason to choose."""
+    return rollout_ends(env, state, point_reward, player)[:2]
+
+
+def rollout_ends(env, state, point_reward: float, player=None):
+    """:func:`rollout_rewards`, and ``(cards int32[R], ends)``: the cards played out (R =
+    :data:`ROLLOUT_CARDS`; padding where not valid) and the state each leaves when its trick is
+    over (a batch of R states; the state itself where nothing was played out)."""
     player = player or tractor_rule.make(env)
     holder = state_facts.completing_holders(state)
     cards = (holder >= 0) & state.legal_action_mask[:tractor.NUM_TYPES]
@@ -360,18 +367,20 @@ def rollout_rewards(env, state, point_reward: float, player=None):
                 return env.step(c, player.act(player.params, None, c))
 
             end = jax.lax.while_loop(unfinished, later_seat, start)
-            return state_facts.point_swing(state, end)[state.current_player].astype(jnp.float32)
+            swing = state_facts.point_swing(state, end)[state.current_player]
+            return swing.astype(jnp.float32), end
 
         return jax.vmap(one)(idx)
 
     def nothing(state, idx):
-        return jnp.zeros(idx.shape, jnp.float32)
+        same = jax.tree_util.tree_map(lambda x: jnp.broadcast_to(x, idx.shape + x.shape), state)
+        return jnp.zeros(idx.shape, jnp.float32), same
 
-    swing = gated(applies, play_out, nothing, state, idx)
+    swing, ends = gated(applies, play_out, nothing, state, idx)
     valid = ok & applies
     reward = jnp.zeros(tractor.NUM_ACTIONS).at[idx].add(jnp.where(valid, swing, 0.0))
     mask = jnp.zeros(tractor.NUM_ACTIONS, bool).at[idx].max(valid)
-    return point_reward * reward, mask
+    return point_reward * reward, mask, idx, ends
 
 
 def make_game(cfg, env=None) -> Game:
@@ -445,6 +454,10 @@ def make_game(cfg, env=None) -> Game:
         reward, valid = rollout_rewards(env, state, opts.point_reward)
         return pad_actions(reward, n_moves), pad_actions(valid, n_moves)
 
+    def rollout_after(state):
+        reward, valid, cards, ends = rollout_ends(env, state, opts.point_reward)
+        return pad_actions(reward, n_moves), pad_actions(valid, n_moves), cards, ends
+
     def role(state):
         return jnp.minimum(state.phase, tractor.PLAY).astype(jnp.int32)
 
@@ -480,7 +493,8 @@ def make_game(cfg, env=None) -> Game:
                 counterfactual=counterfactual, view=units,
                 advice=advice if opts.advice else None,
                 advised_from=unadvised_rows if opts.advice else None,
-                rollout=rollout if opts.rollouts else None, kind=kind)
+                rollout=rollout if opts.rollouts else None,
+                rollout_ends=rollout_after if opts.rollouts else None, kind=kind)
 
 
 # ShengJi+: gamma 0.95, epsilon 0.015; at most 66 actions (k = 66 never overflows)

@@ -10,7 +10,9 @@ cards of the same step reward are worth the same, whichever is spent.  With ``af
 the first N exact alternatives get a rest of their own: the taken move's, moved by gamma times
 the networks' value of the state after that alternative less the value of the state after the
 taken move (each the best Q of the seat that acts there, for the side of the seat that chose:
-two sides in alternate seats, whose rewards are zero-sum)."""
+two sides in alternate seats, whose rewards are zero-sum).  With ``after_rollouts`` the first N
+rolled-out alternatives get one too, from the states their rollouts leave at the trick's end
+(``Game.rollout_ends``), against the state the taken move's rollout leaves."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ import math
 import jax
 import jax.numpy as jnp
 
-from cardjax.cli import non_negative_float, non_negative_int, option
+from cardjax.cli import boolean, non_negative_float, non_negative_int, option
 from cardjax.nets.dmc.acting import compact, state_values
 from cardjax.train.dmc.extension import Extension, Hooks
 
@@ -38,6 +40,10 @@ class Options:
                                "decision take a rest of their own, from the networks' value of "
                                f"the state after them (at most {ALTERNATIVES}; 0: the taken "
                                "move's rest serves all)", non_negative_int)
+    after_rollouts: bool = option(False, "with --after_states and the adapter's rollouts: the "
+                                  "rolled-out alternatives take a rest of their own too, from "
+                                  "the state each rollout leaves when its trick is over "
+                                  "(needs --discount trick)", boolean)
 
     def __post_init__(self):
         if not (self.counterfactual >= 0.0 and math.isfinite(self.counterfactual)):
@@ -51,6 +57,12 @@ def check(opts: Options, cfg) -> None:
     if opts.after_states and cfg.extension("target", "return") != "return":
         raise ValueError("after_states moves a return's rest; the per-trick target "
                          "(--target trick) has none")
+    if opts.after_rollouts and not opts.after_states:
+        raise ValueError("after_rollouts gives the rolled-out alternatives the after_states "
+                         "values: set after_states N (--after_states 16)")
+    if opts.after_rollouts and cfg.extension("discount", "step") != "trick":
+        raise ValueError("after_rollouts values the state at a trick's end, one discount "
+                         "away: it needs --discount trick")
 
 
 def build(opts: Options, cfg, game, resources) -> Hooks:
@@ -64,26 +76,47 @@ def build(opts: Options, cfg, game, resources) -> Hooks:
                          f"{cfg.game} has {env.num_players} seats")
     net = resources.get("net")
 
-    def after_deltas(s, slots, pick, need):
+    if opts.after_rollouts and game.rollout_ends is None:
+        raise ValueError(f"after_rollouts needs the states the rollouts leave, which this "
+                         f"{cfg.game} game does not give (Tractor: --rollouts true)")
+
+    def valued(params, sub, after):
+        """float32[G, M]: the networks' value of the states ``after`` [G, M] for the side of the
+        seat to act in ``sub`` [G] (a finished game's is 0)."""
+        G, M = after.current_player.shape
+        flat = jax.tree_util.tree_map(lambda x: x.reshape((G * M,) + x.shape[2:]), after)
+        v = state_values(net, game, params, flat, cfg.k, cfg.k_fast,
+                         cfg.exact_scale).reshape(G, M)
+        same_side = (after.current_player - sub.current_player[:, None]) % 2 == 0
+        return jnp.where(same_side, v, -v)
+
+    def deltas(s, slots, pick, need, share, states_after):
         """float32[B, A]: gamma x (V(after pick) - V(after the taken slot)) for the side of the
-        seat that chose, at the first N alternatives of the games that ``need`` them (as many
-        games as a step's trick ends may hold; the rest keep 0), and bool[B]: the games valued."""
-        states, idx, B = s["states"], s["idx"], s["idx"].shape[0]
-        G = B if game.lockstep else min(B, B // env.num_players + 2)
+        seat that chose, at the first N alternatives of the games that ``need`` them (at most
+        ``share`` of the batch's games: the rest keep 0), and bool[B]: the games valued.
+        ``states_after(games, acts)``: the states [G, N + 1] the actions ``acts`` leave in the
+        games ``games`` (the taken one first)."""
+        idx, B = s["idx"], s["idx"].shape[0]
+        G = B if game.lockstep else min(B, share)
         games, ok, _ = compact(need, G)
-        sub = jax.tree_util.tree_map(lambda x: x[games], states)
         acts = jnp.concatenate([jnp.take_along_axis(idx, slots[:, None], axis=1),
                                 jnp.take_along_axis(idx, pick[:, :N], axis=1)], axis=1)[games]
-        after = jax.vmap(lambda st, a: jax.vmap(lambda x: env.step(st, x))(a))(sub, acts)
-        flat = jax.tree_util.tree_map(lambda x: x.reshape((G * (N + 1),) + x.shape[2:]), after)
-        v = state_values(net, game, s["params"], flat, cfg.k, cfg.k_fast,
-                         cfg.exact_scale).reshape(G, N + 1)
-        same_side = (after.current_player - sub.current_player[:, None]) % 2 == 0
-        v = jnp.where(same_side, v, -v)  # a finished game's is 0
+        sub = jax.tree_util.tree_map(lambda x: x[games], s["states"])
+        v = valued(s["params"], sub, states_after(games, sub, acts))
         d = cfg.gamma * (v[:, 1:] - v[:, :1])
         at_game = jnp.where(ok, games, B)  # out of range: dropped
         out = jnp.zeros((B, A), jnp.float32).at[at_game, :N].set(d, mode="drop")
         return out, jnp.zeros(B, bool).at[at_game].set(True, mode="drop")
+
+    def stepped(games, sub, acts):  # the states each action leaves, stepped
+        return jax.vmap(lambda st, a: jax.vmap(lambda x: env.step(st, x))(a))(sub, acts)
+
+    def rolled_out(cards, ends):
+        def states_after(games, sub, acts):  # the states each action's rollout leaves
+            where = jnp.argmax(cards[games][:, None, :] == acts[:, :, None], axis=-1)
+            return jax.vmap(lambda e, w: jax.tree_util.tree_map(lambda x: x[w], e))(
+                jax.tree_util.tree_map(lambda x: x[games], ends), where)
+        return states_after
 
     def record(run, s):
         """The candidates other than the one taken whose step reward is known (exactly, or by
@@ -94,7 +127,10 @@ def build(opts: Options, cfg, game, resources) -> Hooks:
         reward, exact = jax.vmap(game.counterfactual)(states)
         known = exact
         if game.rollout is not None:  # estimates where nothing is known exactly
-            rolled, estimated = jax.vmap(game.rollout)(states)
+            if opts.after_rollouts:
+                rolled, estimated, cards, ends = jax.vmap(game.rollout_ends)(states)
+            else:
+                rolled, estimated = jax.vmap(game.rollout)(states)
             use = estimated & ~jnp.any(exact, axis=1, keepdims=True)
             reward, known = jnp.where(use, rolled, reward), exact | use
 
@@ -110,15 +146,24 @@ def build(opts: Options, cfg, game, resources) -> Hooks:
         row = dict(alt_action=at(s["f_idx"], pick),
                    alt_delta=(at(r, pick) - at(r, slot[:, None])) * cfg.reward_scale,
                    alt_valid=ok, alt_exact=alt_exact)
-        if N:  # a rest of their own for the exact alternatives
+        if N:  # a rest of their own for the exact alternatives (and the rolled-out ones)
+            B = idx.shape[0]
+            zeros = (jnp.zeros(ok.shape, jnp.float32), jnp.zeros(B, bool))
             need = alt_exact & ok[:, 0]
-            zeros = (jnp.zeros(ok.shape, jnp.float32), jnp.zeros(need.shape, bool))
-            after, got = jax.lax.cond(jnp.any(need), lambda: after_deltas(s, slot, pick, need),
-                                      lambda: zeros)
+            # as many games as a step's trick ends may hold
+            after, got = jax.lax.cond(jnp.any(need), lambda: deltas(
+                s, slot, pick, need, B // env.num_players + 2, stepped), lambda: zeros)
+            needed = need
+            if opts.after_rollouts:  # the second and third seats: half the games at most
+                need_r = ~alt_exact & ok[:, 0]
+                after_r, got_r = jax.lax.cond(jnp.any(need_r), lambda: deltas(
+                    s, slot, pick, need_r, B // 2 + 2, rolled_out(cards, ends)), lambda: zeros)
+                after, got = after + after_r, got | got_r
+                needed = need | need_r
             row["alt_after"] = jnp.where(ok, after, 0.0)
             s["stats"].update(
                 after_valued=jnp.sum(ok & got[:, None] & (jnp.arange(A) < N), dtype=jnp.int32),
-                after_missed=jnp.sum(need & ~got, dtype=jnp.int32))
+                after_missed=jnp.sum(needed & ~got, dtype=jnp.int32))
         return row
 
     def decisions(run, bufs, target, weight):
