@@ -63,7 +63,7 @@ def load(word: str, kind: str | None = None,
     ``game`` (:func:`check`; None: checked later); ``SystemExit`` with one line otherwise."""
     try:
         label, directory = resolve(word)
-        art = artifact.load(directory)
+        art = read_player(directory)  # a run cut before it exported: its lineage completed
     except ValueError as e:
         raise SystemExit(f"error: {' '.join(str(e).split())}") from None
     check(art, word, kind, game)

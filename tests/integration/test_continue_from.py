@@ -178,6 +178,11 @@ def test_lineage_accumulates_through_export_and_load(ddz_parent, tmp_path):
                               "iteration")}
     assert cut["lineage"]["command"] == "cut by its limit"
     assert cut["lineage"]["device"] == "1 x H200"
+    # and a run continued --from the cut run inherits those totals and ancestors
+    cut_parent, _ = continuation.load(out, "dmc", "doudizhu")
+    assert {k: cut_parent.meta["lineage"][k] for k in ("parent", "ancestors", "frames",
+                                                        "minutes")} == \
+        {k: lin2[k] for k in ("parent", "ancestors", "frames", "minutes")}
     export(artifact.from_run(out, 2), 2)
 
     # shipped (cardjax export) and loaded: the lineage is kept whole; its child nests no further
