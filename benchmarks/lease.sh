@@ -66,10 +66,10 @@ spec() {
         tractor-pretrained) GAME=tractor; RECIPE=shengji; WEIGHT=2; SLACK_P=240
             BASE="rule random"
             # the shipped lineage's training flags (--from keeps the network's, not these),
-            # and the last seat's alternatives valued by the states they leave
+            # and every alternative valued by the state it (or its played-out trick) leaves
             SIZE="--num_envs 2048 --minibatch 8192 --train_forced false --consequences true
-                  --counterfactual 1.0 --after_states 16 --rollouts true --lam 0.5
-                  --lam_kinds follow --epsilon 0.015 --gamma 0.95" ;;
+                  --counterfactual 1.0 --after_states 16 --rollouts true --after_rollouts true
+                  --lam 0.5 --lam_kinds follow --epsilon 0.015 --gamma 0.95" ;;
         *) return 1 ;;
     esac
     if [ "$TINY" = 1 ]; then  # cold CPU compiles
