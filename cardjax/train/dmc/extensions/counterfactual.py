@@ -94,8 +94,8 @@ def build(opts: Options, cfg, game, resources) -> Hooks:
         """float32[B, A]: gamma x (V(after pick) - V(after the taken slot)) for the side of the
         seat that chose, at the first N alternatives of the games that ``need`` them (at most
         ``share`` of the batch's games: the rest keep 0), and bool[B]: the games valued.
-        ``states_after(games, acts)``: the states [G, N + 1] the actions ``acts`` leave in the
-        games ``games`` (the taken one first)."""
+        ``states_after(games, sub, acts)``: the states [G, N + 1] the actions ``acts`` leave in
+        the games ``games`` (their states ``sub``; the taken action first)."""
         idx, B = s["idx"], s["idx"].shape[0]
         G = B if game.lockstep else min(B, share)
         games, ok, _ = compact(need, G)
