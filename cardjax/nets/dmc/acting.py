@@ -277,6 +277,18 @@ def state_values(net: QNet, game: Game, params, states, k: int, k_fast: int = 4,
     return jnp.where(states.terminated, 0.0, jnp.max(q, axis=1))
 
 
+def values_after(net: QNet, game: Game, params, states, after, k: int, k_fast: int = 4,
+                 exact_scale: float = 0.0):
+    """float32[G, M]: :func:`state_values` of the states ``after`` [G, M] (each reached from one
+    of the states ``states`` [G]) for the side of the seat to act in ``states``: negated where
+    the seat to act after is on the other side (two sides in alternate seats)."""
+    G, M = after.current_player.shape
+    flat = jax.tree_util.tree_map(lambda x: x.reshape((G * M,) + x.shape[2:]), after)
+    v = state_values(net, game, params, flat, k, k_fast, exact_scale).reshape(G, M)
+    same_side = (after.current_player - states.current_player[:, None]) % 2 == 0
+    return jnp.where(same_side, v, -v)
+
+
 def lookahead_scores(net: QNet, game: Game, params, states, idx, valid, q, width: int,
                      gamma: float, k: int, k_fast: int = 4, exact_scale: float = 0.0,
                      advice_bonus: float = 0.0, chunk: int | None = None):
@@ -317,10 +329,7 @@ def lookahead_scores(net: QNet, game: Game, params, states, idx, valid, q, width
         games, ok, _ = compact(left, C)
         sub = jax.tree_util.tree_map(lambda x: x[games], states)
         after = jax.vmap(lambda st, a: jax.vmap(lambda x: env.step(st, x))(a))(sub, acts[games])
-        flat = jax.tree_util.tree_map(lambda x: x.reshape((C * W,) + x.shape[2:]), after)
-        v = state_values(net, game, params, flat, k, k_fast, exact_scale).reshape(C, W)
-        same_side = (after.current_player - sub.current_player[:, None]) % 2 == 0
-        v = jnp.where(same_side, v, -v)
+        v = values_after(net, game, params, sub, after, k, k_fast, exact_scale)
         at = jnp.where(ok, games, B)  # out of range: dropped
         out = out.at[at].set(gamma * v, mode="drop")
         return left.at[at].set(False, mode="drop"), out

@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 
 from cardjax.cli import boolean, non_negative_float, non_negative_int, option
-from cardjax.nets.dmc.acting import compact, state_values
+from cardjax.nets.dmc.acting import compact, values_after
 from cardjax.train.dmc.extension import Extension, Hooks
 
 ALTERNATIVES = 16  # alternatives kept per decision
@@ -80,16 +80,6 @@ def build(opts: Options, cfg, game, resources) -> Hooks:
         raise ValueError(f"after_rollouts needs the states the rollouts leave, which this "
                          f"{cfg.game} game does not give (Tractor: --rollouts true)")
 
-    def valued(params, sub, after):
-        """float32[G, M]: the networks' value of the states ``after`` [G, M] for the side of the
-        seat to act in ``sub`` [G] (a finished game's is 0)."""
-        G, M = after.current_player.shape
-        flat = jax.tree_util.tree_map(lambda x: x.reshape((G * M,) + x.shape[2:]), after)
-        v = state_values(net, game, params, flat, cfg.k, cfg.k_fast,
-                         cfg.exact_scale).reshape(G, M)
-        same_side = (after.current_player - sub.current_player[:, None]) % 2 == 0
-        return jnp.where(same_side, v, -v)
-
     def deltas(s, slots, pick, need, share, states_after):
         """float32[B, A]: gamma x (V(after pick) - V(after the taken slot)) for the side of the
         seat that chose, at the first N alternatives of the games that ``need`` them (at most
@@ -102,7 +92,8 @@ def build(opts: Options, cfg, game, resources) -> Hooks:
         acts = jnp.concatenate([jnp.take_along_axis(idx, slots[:, None], axis=1),
                                 jnp.take_along_axis(idx, pick[:, :N], axis=1)], axis=1)[games]
         sub = jax.tree_util.tree_map(lambda x: x[games], s["states"])
-        v = valued(s["params"], sub, states_after(games, sub, acts))
+        v = values_after(net, game, s["params"], sub, states_after(games, sub, acts), cfg.k,
+                         cfg.k_fast, cfg.exact_scale)
         d = cfg.gamma * (v[:, 1:] - v[:, :1])
         at_game = jnp.where(ok, games, B)  # out of range: dropped
         out = jnp.zeros((B, A), jnp.float32).at[at_game, :N].set(d, mode="drop")
