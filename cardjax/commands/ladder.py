@@ -65,6 +65,8 @@ def _commands(lineage: dict) -> list[str]:
     for record in [lineage] + list(lineage.get("ancestors") or []):
         if isinstance(record, dict) and record.get("command"):
             out.append(str(record["command"]))
+        if isinstance(record, dict):  # a run's resumes (their evaluation seeds)
+            out.extend(str(c) for c in record.get("resumed_by") or [] if c)
     return out
 
 

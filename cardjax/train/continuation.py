@@ -15,6 +15,11 @@ name or an absolute path), ``parent_params_sha256``, cumulative ``minutes`` (tra
 and ``frames`` (the parent's totals plus this run's, from ``metrics.jsonl``), ``run_minutes`` and
 ``run_frames`` (this run's alone), this run's ``command`` and ``device``, and ``ancestors``: the
 parent's lineage without its own ancestors, then the parent's ancestors (newest first).
+
+Each command that trains in a run directory is appended to ``commands.jsonl`` there
+(:func:`record_command`), so a player exported after ``--resume`` names the command that started
+its run (its seed and flags), not only the resume: the lineage's ``command`` is the first one and
+``resumed_by`` the later ones.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from cardjax import artifact
 from cardjax.files import write_atomic
 
 PARENT = "parent.json"  # in the run directory
+COMMANDS = "commands.jsonl"  # idem: each command that trained there, one JSON object a line
 
 
 def add_flag(group) -> None:
@@ -82,6 +88,8 @@ def start(args, state, ckpt, is_main: bool, parent, label: str | None):
     """A new run's ``state`` with the parameters of the player ``--from`` named (``parent``, from
     :func:`load`; ``state`` unchanged without one), the parent recorded in the run directory;
     ``SystemExit`` with one line (the checkpoints closed) when the parameter trees differ."""
+    if is_main:
+        record_command(args.out, bool(getattr(args, "resume", False)))
     if parent is None:
         return state
     try:
@@ -155,6 +163,56 @@ def write_parent(out: str, word: str, label: str, art: artifact.Artifact) -> dic
     return record
 
 
+def record_command(out: str, resumed: bool) -> dict:
+    """Append this process's command, device and date (and whether it resumed) to
+    ``out/commands.jsonl`` (the file rewritten whole, atomically); returns the record."""
+    found = artifact.lineage()
+    record = {k: found[k] for k in ("command", "device", "date")}
+    record["resumed"] = resumed
+    path = os.path.join(out, COMMANDS)
+    before = b""
+    if os.path.isfile(path):
+        with open(path, "rb") as f:
+            before = f.read()
+        if before and not before.endswith(b"\n"):
+            before += b"\n"
+    os.makedirs(out, exist_ok=True)
+    write_atomic(path, before + (json.dumps(record, default=str) + "\n").encode())
+    return record
+
+
+def run_commands(out: str) -> list[dict]:
+    """The records of ``out/commands.jsonl`` (:func:`record_command`; empty without one); a line
+    that is not a JSON object is skipped."""
+    path = os.path.join(out, COMMANDS)
+    if not os.path.isfile(path):
+        return []
+    found = []
+    with open(path) as f:
+        for line in f:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and record.get("command"):
+                found.append(record)
+    return found
+
+
+def _commands_fields(out: str) -> dict:
+    """The lineage's ``command``, ``device`` and ``resumed_by`` from the run's commands: the
+    command that started it (the first, where it was not itself a resume), the devices that
+    trained it, the resumes; empty where the run records none."""
+    records = run_commands(out)
+    if not records or records[0].get("resumed"):
+        return {}
+    devices = list(dict.fromkeys(str(r.get("device")) for r in records if r.get("device")))
+    fields = {"command": records[0]["command"], "resumed_by": [r["command"] for r in records[1:]]}
+    if devices:
+        fields["device"] = " + ".join(devices)
+    return fields
+
+
 def read_parent(out: str) -> dict | None:
     """The parent record of the run in ``out`` (None: it started from scratch)."""
     path = os.path.join(out, PARENT)
@@ -197,6 +255,7 @@ def lineage(out: str, iteration: int, frames: str | int, **more: Any) -> dict:
     minutes, count = run_totals(out, iteration, frames)
     parent = read_parent(out)
     record = artifact.lineage(iteration=int(iteration), **more)
+    record.update(_commands_fields(out))
     before = dict((parent or {}).get("lineage") or {})
     ancestors = []
     if parent is not None:
@@ -217,7 +276,8 @@ def read_player(path: str) -> artifact.Artifact:
     training run's (:func:`cardjax.artifact.from_run`).  A run read from its checkpoint (one cut
     before it wrote ``player/``) gets the lineage its trainer would have written: the parent it
     started ``--from`` (``parent.json``), the ancestors, and the minutes and frames added to the
-    parent's (:func:`lineage`); the command, device and date stay the caller's to give."""
+    parent's (:func:`lineage`); the command and device are the run's (``commands.jsonl``), else
+    left to the caller to give, as is the date."""
     if artifact.is_artifact(path):
         return artifact.read(path)
     source = artifact.from_run(path)
@@ -226,6 +286,7 @@ def read_player(path: str) -> artifact.Artifact:
     if run is None or iteration is None or "minutes" in found:
         return source
     record = lineage(run, iteration, None, run=run)
-    record.update(command=found.get("command"), device=found.get("device"),
-                  date=found.get("date"))
+    known = _commands_fields(run)
+    record.update(command=known.get("command", found.get("command")),
+                  device=known.get("device", found.get("device")), date=found.get("date"))
     return source._replace(meta=dict(source.meta, lineage=record))

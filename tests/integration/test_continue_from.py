@@ -166,6 +166,11 @@ def test_lineage_accumulates_through_export_and_load(ddz_parent, tmp_path):
     lin2 = exported(2)
     assert lin2["parent"] == lin["parent"] and lin2["ancestors"] == lin["ancestors"]
     assert lin2["frames"] > lin["frames"] and lin2["minutes"] >= lin["minutes"]
+    # ... and the command that started it (its seed), with the resume after it
+    commands = continuation.run_commands(out)
+    assert [c["resumed"] for c in commands] == [False, True]
+    assert lin2["command"] == lin["command"] == commands[0]["command"]
+    assert lin["resumed_by"] == [] and lin2["resumed_by"] == [commands[1]["command"]]
 
     # a run cut before it exported (a lease's limit): `cardjax export --run` reads its newest
     # checkpoint and writes the lineage the trainer would have, parent and totals included

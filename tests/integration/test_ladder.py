@@ -51,6 +51,10 @@ def test_seeds_of_the_lineage_are_refused():
     assert ladder.check_seed(20261128, lineage)[0]
     ok, note = ladder.check_seed(0, {})
     assert ok and "caller must pass" in note
+    # a resumed run's lineage: the command that started it, then its resumes
+    resumed = {"command": "cardjax train shengji --seed 1214 --out r",
+               "resumed_by": ["cardjax train shengji --resume --out r --eval_seed 9"]}
+    assert ladder.seeds_used(resumed)[0] == {1214, 12345, 0, 9}
 
 
 def test_seed_refusal_is_one_line_and_nonzero():
