@@ -28,6 +28,9 @@ from cardjax.games.tractor import moves as tm
 from cardjax.games.tractor import observe as tractor_observe
 from cardjax.checkpoint import Checkpoints
 from cardjax.nets.dmc.adapters import tractor as adapter
+from cardjax.nets.dmc.adapters.tractor import actions as tractor_actions
+from cardjax.nets.dmc.adapters.tractor import features as tractor_features
+from cardjax.nets.dmc.adapters.tractor import rewards as tractor_rewards
 from cardjax.train import dmc
 from cardjax.commands.train import shengji
 from conftest import assert_update_lowers_loss, get_compiled, read_metrics, straight_and_resumed
@@ -154,7 +157,7 @@ def test_returns_report_trick_target():
 
 # -------------------------------------------------------------------------------- the adapter
 def test_action_table():
-    t = adapter.action_table()
+    t = tractor_actions.action_table()
     assert t.shape == (66, 88) and t.dtype == bool
     np.testing.assert_array_equal(t[:, :66], np.eye(66, dtype=bool))
     for card, suit, rank, five, ten in [("5♠", 0, 3, 1, 0), ("T♥", 1, 8, 0, 1),
@@ -171,7 +174,7 @@ def test_dynamic_action_table_matches_the_features():
     """Row ``a + 66 * (5 * level + trump)``: a card's one-hot at its place in the dynamic
     encoding -- where ``to_dynamic`` puts that card in the features --, its effective suit
     (plain suits in SUIT_ORDER, trump 5th), its order and points; other actions their one-hot."""
-    t = adapter.dynamic_action_table()
+    t = tractor_actions.dynamic_action_table()
     assert t.shape == (13 * 5 * 66, 89) and t.dtype == bool
     env = cardjax.make("tractor")
     game = tractor_game(env, dynamic=True)
@@ -198,7 +201,7 @@ def test_trick_facts():
     env = cardjax.make("tractor")
     step = get_compiled(env).step
     s = env.trick_state(["A♠ 4♥ 5♦", "K♠ 3♦", "3♣ 2♣", "3♠ 9♠"], 4, "H", leader=0, dealer=0)
-    facts = lambda s: np.asarray(adapter.trick_facts(s))  # noqa: E731
+    facts = lambda s: np.asarray(tractor_features.trick_facts(s))  # noqa: E731
     f = facts(s)  # seat 0 leads: nothing is held yet
     assert f.shape == (59,) and f[54:].tolist() == [0, 0, 0, 0, 0]
     assert f[:54].sum() * 2 == 108 - 3 and f[TC.card_type("A♠")] == 0.5
@@ -212,7 +215,7 @@ def test_trick_facts():
     s = step(s, TC.card_type("2♣"))  # seat 2 discards
     f = facts(s)  # seat 3: seat 0 (next after it) still holds the trick
     assert f[54:58].tolist() == [0, 1, 0, 0] and f[58] == pytest.approx(10 / 200)
-    dyn = np.asarray(adapter.trick_facts(s, dynamic=True))
+    dyn = np.asarray(tractor_features.trick_facts(s, dynamic=True))
     np.testing.assert_array_equal(dyn[:54], f[:54][np.argsort(tm.DYN[2, 1])])
     np.testing.assert_array_equal(dyn[54:], f[54:])
 
@@ -236,11 +239,11 @@ def test_consequences_say_who_holds_the_trick_after_each_completing_card():
     assert (h[card("A♥")], h[card("4♥")], h[card("9♠")], h[card("9♦")]) == (3, 1, 3, 1)
     assert h[card("2♦")] == 3  # a level card is trump: a ruff
     game = tractor_game(env, consequences=True)
-    codes = np.asarray(adapter.consequence_codes(s))  # 1 self, 2 partner, 3 opponent
+    codes = np.asarray(tractor_features.consequence_codes(s))  # 1 self, 2 partner, 3 opponent
     assert (codes[card("A♥")], codes[card("4♥")], codes[tractor.DONE]) == (1, 2, 0)
     rows = np.asarray(game.action_rows(s))
     table = np.asarray(game.action_features)
-    base = adapter.action_table()
+    base = tractor_actions.action_table()
     assert table.shape == (4 * base.shape[0], base.shape[1] + 3)
     np.testing.assert_array_equal(table[rows[card("A♥")]], np.r_[base[card("A♥")], 1, 0, 0])
     np.testing.assert_array_equal(table[rows[card("4♥")]], np.r_[base[card("4♥")], 0, 1, 0])
@@ -259,22 +262,22 @@ def test_security_says_whether_the_next_seat_may_still_take_the_trick():
     hands = ["5♥ A♥ 6♣", "A♥ K♥ 7♣ 4♥", "3♥ Q♥", "K♠ 4♣"]
     s = env.trick_state(hands, 2, "S", leader=0, dealer=0)
     s1 = step(step(s, card("5♥")), tractor.DONE)
-    codes = np.asarray(adapter.consequence_codes(s1, security=True))
+    codes = np.asarray(tractor_features.consequence_codes(s1, security=True))
     assert (codes[card("A♥")], codes[card("K♥")], codes[card("7♣")]) == (1, 4, 3)
-    assert list(np.asarray(adapter.consequence_codes(s1))[[card("A♥"), card("K♥")]]) == [1, 1]
+    assert list(np.asarray(tractor_features.consequence_codes(s1))[[card("A♥"), card("K♥")]]) == [1, 1]
     void = s1.replace(voids=s1.voids.at[2, 1].set(True))
-    assert np.asarray(adapter.consequence_codes(void, security=True))[card("A♥")] == 4
+    assert np.asarray(tractor_features.consequence_codes(void, security=True))[card("A♥")] == 4
     s2 = step(step(step(s, card("A♥")), tractor.DONE), card("4♥"))
-    assert np.asarray(adapter.consequence_codes(s2, security=True))[card("3♥")] == 2
+    assert np.asarray(tractor_features.consequence_codes(s2, security=True))[card("3♥")] == 2
     void = s2.replace(voids=s2.voids.at[3, 1].set(True))
-    assert np.asarray(adapter.consequence_codes(void, security=True))[card("3♥")] == 5
+    assert np.asarray(tractor_features.consequence_codes(void, security=True))[card("3♥")] == 5
     s3 = step(s2, card("3♥"))  # seat 3 is last: what holds is safe
-    assert np.asarray(adapter.consequence_codes(s3, security=True))[card("K♠")] == 1
+    assert np.asarray(tractor_features.consequence_codes(s3, security=True))[card("K♠")] == 1
     game = tractor_game(env, consequences=True)
     cfg = dmc.Config.for_game("tractor", encoding="static", trick_facts=False,
                               consequences=True, security=True)
     secure = adapter.make_game(cfg, env)
-    assert secure.action_features.shape == (6 * adapter.action_table().shape[0],
+    assert secure.action_features.shape == (6 * tractor_actions.action_table().shape[0],
                                             game.action_features.shape[1] + 2)
     with pytest.raises(ValueError, match="security needs consequences"):
         dmc.Config.for_game("tractor", security=True)
@@ -292,14 +295,14 @@ def test_advice_flags_the_rule_players_follow():
     s = env.trick_state(["5♥ 6♣", "K♥ 7♣", "3♥ A♥", "A♥ 4♥"], 2, "S", leader=0, dealer=0)
     cfg = dmc.Config.for_game("tractor", encoding="static", trick_facts=False, advice=True)
     game = adapter.make_game(cfg, env)
-    base = adapter.action_table()
+    base = tractor_actions.action_table()
     table, rows = np.asarray(game.action_features), jax.jit(game.action_rows)
     assert table.shape == (2 * base.shape[0], base.shape[1] + 1)
-    assert not np.any(np.asarray(adapter.rule_advice(env, s)))  # a lead: no advice
+    assert not np.any(np.asarray(tractor_features.rule_advice(env, s)))  # a lead: no advice
     s = step(step(step(s, card("5♥")), tractor.DONE), card("K♥"))
-    assert np.flatnonzero(np.asarray(adapter.rule_advice(env, s))).tolist() == [card("A♥")]
+    assert np.flatnonzero(np.asarray(tractor_features.rule_advice(env, s))).tolist() == [card("A♥")]
     s = step(s, card("3♥"))
-    assert np.flatnonzero(np.asarray(adapter.rule_advice(env, s))).tolist() == [card("4♥")]
+    assert np.flatnonzero(np.asarray(tractor_features.rule_advice(env, s))).tolist() == [card("4♥")]
     r = np.asarray(rows(s))
     np.testing.assert_array_equal(table[r[card("4♥")]], np.r_[base[card("4♥")], 1])
     np.testing.assert_array_equal(table[r[card("A♥")]], np.r_[base[card("A♥")], 0])
@@ -390,8 +393,8 @@ def test_unit_leads_rows_say_the_unit_and_whether_no_unseen_card_beats_it():
     game = tractor_game(env, consequences=True, leads="units")
     assert game.view and game.plain_env is env and game.num_actions == TL.NUM_ACTIONS
     table, rows = np.asarray(game.action_features), np.asarray(game.action_rows(s))
-    base = adapter.action_table()
-    assert table.shape == (4 * adapter.UNIT_ROWS, base.shape[1] + 4 + 3)
+    base = tractor_actions.action_table()
+    assert table.shape == (4 * tractor_actions.UNIT_ROWS, base.shape[1] + 4 + 3)
     tractor_id = int(TL.unit_of(s, TC.parse_counts("3♠ 3♠ 4♠ 4♠")))
     assert tractor_id >= TL.TRACTOR0 and TL.UNIT_PAIRS[tractor_id] == 2
 
@@ -405,11 +408,11 @@ def test_unit_leads_rows_say_the_unit_and_whether_no_unseen_card_beats_it():
     np.testing.assert_array_equal(row(card("Q♠")), np.r_[base[card("Q♠")], single, 0, 0, 0])
     np.testing.assert_array_equal(row(tractor_id), np.r_[base[card("4♠")], tr, 0, 0, 0])
     void = s.replace(voids=s.voids.at[1, 2].set(True))  # seat 1 is void in diamonds
-    assert not np.asarray(adapter.lead_boss(void))[TL.PAIR0 + card("A♦")]
+    assert not np.asarray(tractor_features.lead_boss(void))[TL.PAIR0 + card("A♦")]
     dyn = tractor_game(env, consequences=True, leads="units", dynamic=True)
     d_rows = np.asarray(dyn.action_rows(s))
     assert d_rows[TL.PAIR0 + card("A♦")] == (
-        TL.PAIR0 + card("A♦") + adapter.UNIT_ROWS * (5 * 0 + 1) + 65 * adapter.UNIT_ROWS)
+        TL.PAIR0 + card("A♦") + tractor_actions.UNIT_ROWS * (5 * 0 + 1) + 65 * tractor_actions.UNIT_ROWS)
     assert np.asarray(dyn.action_features)[d_rows[tractor_id]][
         tm.DYN[0, 1, card("4♠")]]  # the top card at its dynamic place
 
@@ -429,8 +432,8 @@ def test_throw_rows_say_the_throw_its_suit_and_whether_it_may_fail():
     game = tractor_game(env, consequences=True, leads="units", throws=True)
     plain = tractor_game(env, consequences=True, leads="units")
     assert game.num_actions == TL.NUM_ACTIONS_THROWS
-    rows_per = adapter.UNIT_ROWS + TL.NUM_THROWS
-    base = adapter.action_table()
+    rows_per = tractor_actions.UNIT_ROWS + TL.NUM_THROWS
+    base = tractor_actions.action_table()
     table, rows = np.asarray(game.action_features), np.asarray(game.action_rows(s))
     assert table.shape == (4 * rows_per, base.shape[1] + 4 + 2 + 3)
     mask = np.asarray(game.env.legal_mask(s))
@@ -457,7 +460,7 @@ def test_throw_rows_say_the_throw_its_suit_and_whether_it_may_fail():
     dyn = tractor_game(env, consequences=True, leads="units", throws=True, dynamic=True)
     d_rows, d_table = np.asarray(dyn.action_rows(s)), np.asarray(dyn.action_features)
     place = int(np.argsort(tm.SUIT_ORDER[1])[clubs])  # hearts trump: the plain suits' order
-    assert d_rows[TL.THROW0 + 5 + clubs] == adapter.UNIT_ROWS + 5 + place + rows_per * (5 * 0 + 1)
+    assert d_rows[TL.THROW0 + 5 + clubs] == tractor_actions.UNIT_ROWS + 5 + place + rows_per * (5 * 0 + 1)
     assert d_table[d_rows[TL.THROW0 + 5 + clubs], n + place]
 
 
@@ -470,10 +473,10 @@ def test_trick_ending_rewards_are_the_swings_of_stepping_each_card():
     card = TC.card_type
     s = env.trick_state(["5♥ 6♣", "K♥ 7♣", "3♥ Q♥", "A♥ T♥"], 2, "S", leader=0, dealer=0)
     s = step(step(s, card("5♥")), tractor.DONE)
-    r, exact = map(np.asarray, adapter.trick_ending_rewards(step(s, card("K♥")), 0.01))
+    r, exact = map(np.asarray, tractor_rewards.trick_ending_rewards(step(s, card("K♥")), 0.01))
     assert not exact.any()  # seat 2 is not the last to play
     s = step(step(s, card("K♥")), card("3♥"))
-    r, exact = map(np.asarray, adapter.trick_ending_rewards(s, 0.01))
+    r, exact = map(np.asarray, tractor_rewards.trick_ending_rewards(s, 0.01))
     assert exact[:54].all() and not exact[54:].any()  # every card; legality is the mask's
     for c in (card("A♥"), card("T♥")):
         assert exact[c]
@@ -485,7 +488,7 @@ def test_trick_ending_rewards_are_the_swings_of_stepping_each_card():
     assert not exact[tractor.DONE] and not exact[tractor.PASS]
     last = env.trick_state(["5♥", "K♥", "3♥", "A♥"], 2, "S", leader=0, dealer=0)
     last = step(step(step(step(last, card("5♥")), tractor.DONE), card("K♥")), card("3♥"))
-    assert not np.asarray(adapter.trick_ending_rewards(last, 0.01)[1]).any()  # the kitty's trick
+    assert not np.asarray(tractor_rewards.trick_ending_rewards(last, 0.01)[1]).any()  # the kitty's trick
 
 
 def play_trick_out(step, act, s, card):
@@ -506,7 +509,7 @@ def test_rollout_rewards_play_the_trick_out_with_the_rule_player():
     does the state each rollout leaves (``rollout_ends``: the next trick's leader to lead)."""
     env = cardjax.make("tractor")
     step, card, rule = get_compiled(env).step, TC.card_type, rule_act()
-    rollout = jax.jit(lambda s: adapter.rollout_rewards(env, s, 0.01))
+    rollout = jax.jit(lambda s: tractor_rewards.rollout_rewards(env, s, 0.01))
     s = env.trick_state(["5♥ 6♣ 8♦", "7♥ K♥ 9♣", "3♥ Q♥ 2♣", "A♥ 4♥ 9♦"], 2, "S", leader=0,
                         dealer=0)
     s = step(step(s, card("5♥")), tractor.DONE)
@@ -521,7 +524,7 @@ def test_rollout_rewards_play_the_trick_out_with_the_rule_player():
     assert values(step(s, card("3♥"))) == {}  # the last seat: its points are exact instead
     last = env.trick_state(["5♥", "K♥", "3♥", "A♥"], 2, "S", leader=0, dealer=0)
     assert values(step(step(last, card("5♥")), tractor.DONE)) == {}  # the kitty's trick
-    ends = jax.jit(lambda s: adapter.rollout_ends(env, s, 0.01))
+    ends = jax.jit(lambda s: tractor_rewards.rollout_ends(env, s, 0.01))
     s, checked = env.init(jax.random.PRNGKey(5)), 0
     while not bool(s.terminated):
         r, valid, cards, end = jax.device_get(ends(s))
@@ -718,7 +721,7 @@ def test_decision_roles_are_phases(final_state):
     trump = np.argmax(buf.obs[..., 67:72], axis=-1)
     np.testing.assert_array_equal(buf.action[w] // 66, (5 * level + trump)[w])
     card = w & (buf.role > 0) & (buf.action % 66 < 54)
-    place = adapter.dynamic_action_table()[buf.action[card], :54].argmax(axis=-1)
+    place = tractor_actions.dynamic_action_table()[buf.action[card], :54].argmax(axis=-1)
     assert card.sum() > 100 and np.all(buf.obs[card][np.arange(card.sum()), place] > 0)
     for b in range(4):
         n = int(w[:, b].sum())
