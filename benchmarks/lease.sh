@@ -21,7 +21,7 @@
 #
 # $OUT (default ./lease_out) gets summary.txt and, per player, $OUT/<name>/: player/ (the
 # exported artifact: player.json, params.msgpack), eval.json, metrics.jsonl, parent.json,
-# ladder.txt, ladder.json, arena_<baseline>.json and train.log.  The device tool brings back at
+# commands.jsonl, ladder.txt, ladder.json, arena_<baseline>.json and train.log.  The device tool brings back at
 # most 8 files 2 folders down: with more than that, each <name>/ is packed as <name>.tgz
 # (LEASE_PACK=1 always packs, LEASE_PACK=0 never).
 #
@@ -151,7 +151,7 @@ print(' '.join(f'--{k} {v}' for k, v in want.items()) if any(str(net.get(k)) != 
             --command "cardjax ${TRAIN[*]} (cut by its limit)" --device "${DEVICE:-?}" \
             >>"$dest/train.log" 2>&1 && say "   the run was cut: its newest checkpoint exported"
     fi
-    for f in eval.json metrics.jsonl parent.json eval_settings.json; do
+    for f in eval.json metrics.jsonl parent.json commands.jsonl eval_settings.json; do
         [ -f "$run/$f" ] && cp "$run/$f" "$dest/"
     done
     if [ ! -f "$run/player/player.json" ]; then
