@@ -12,7 +12,11 @@ the command that trained it, device, date, parent, bid module; ``params.msgpack`
 newest checkpoint), or an artifact directory (a run's ``player/``).  ``--command`` / ``--device``
 default to what the artifact records.  ``--bids strength=C``: at a Dou Dizhu table with an
 auction, bid by hand strength with cutoff C (default: the rule player's bids).  ``--half``:
-store the parameters at float16, half the file (they play in float32).
+store the parameters at float16, half the file (they play in float32).  ``--average P ...``: the
+parameters are the mean of ``--run``'s and those of the players P (run or artifact directories,
+shipped names) of the same network config, e.g. snapshots of one run
+(:mod:`cardjax.train.averaging`); the lineage is ``--run``'s, with the others under
+``averaged_with``.
 
 A search player is shipped as its settings, its networks exported first under their own names:
 
@@ -47,6 +51,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--game", choices=cardjax.GAMES, help="the game of a --search player")
     p.add_argument("--half", action="store_true",
                    help="store the parameters at float16 (half the file; played in float32)")
+    p.add_argument("--average", nargs="+", default=None, metavar="PLAYER",
+                   help="export the mean of --run's parameters and these players' (run or "
+                   "artifact directories, shipped names; the same network config)")
     p.add_argument("--name", required=True,
                    help="the player's name, e.g. tractor-pretrained (an existing player of "
                    "another game is refused)")
@@ -68,8 +75,9 @@ def parse_args(argv=None) -> argparse.Namespace:
             p.error("--search needs --game")
         if not (args.command and args.device):
             p.error("--search needs --command and --device: where its strength was measured")
-        if args.bids is not None or args.half:
-            p.error("--bids and --half are for a trained player (--run), not --search")
+        if args.bids is not None or args.half or args.average:
+            p.error("--bids, --half and --average are for a trained player (--run), not "
+                    "--search")
     elif args.game is not None:
         p.error("--game is for --search (a --run's game is its own)")
     if args.bids is not None:
@@ -98,12 +106,14 @@ def main(argv=None) -> dict:
             raise SystemExit(f"error: --search: {e}") from None
         print(json.dumps(meta, indent=1))
         return meta
-    from cardjax.train import continuation
+    from cardjax.train import averaging, continuation
 
     try:
         source = continuation.read_player(args.run)
+        if args.average:
+            source = averaging.average(source, [(w, averaging.read(w)) for w in args.average])
     except ValueError as e:
-        raise SystemExit(f"error: {e}") from None
+        raise SystemExit(f"error: {' '.join(str(e).split())}") from None
     expected = shipped.get(args.name, source.game)
     if source.game != expected:
         raise SystemExit(f"error: {args.run} plays {source.game}; {args.name} is for {expected}")

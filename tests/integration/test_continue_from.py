@@ -229,3 +229,43 @@ def test_run_totals_read_without_the_trainer(tmp_path):
     dmc_like = [dict(r, frames=7, frames_per_s=1.0) for r in records]
     (tmp_path / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in dmc_like))
     assert continuation.run_totals(str(tmp_path), 3, None) == (2.5, 21)
+
+
+def test_export_average_is_the_mean_of_the_players(ddz_parent, tmp_path):
+    """``cardjax export --run A --average B``: the parameters are A's and B's mean, the lineage
+    A's with B under ``averaged_with``; a player of another config or shape, or a word that names
+    nothing, is refused in one line before anything is written."""
+    parent = artifact.read(ddz_parent)
+    later = str(tmp_path / "later")
+    shifted = jax.tree_util.tree_map(lambda x: np.asarray(x) + 1.0, parent.params)
+    artifact.write(later, dict(parent.meta, lineage={"iteration": 12, "minutes": 3.0}), shifted)
+    out = tmp_path / "shipped"
+    meta = export_command.main(["--run", ddz_parent, "--average", later, "--name", "tiny-avg",
+                                "--directory", str(out)])
+    avg = artifact.read(str(out / "tiny-avg"))
+    for a, b in zip(jax.tree_util.tree_leaves(avg.params),
+                    jax.tree_util.tree_leaves(parent.params)):
+        np.testing.assert_allclose(a, np.asarray(b) + 0.5, rtol=1e-6, atol=1e-6)
+    assert meta["lineage"]["frames"] == PARENT_LINEAGE["frames"]  # the first player's totals
+    (record,) = meta["lineage"]["averaged_with"]
+    assert record["player"] == later and record["iteration"] == 12
+    assert record["params_sha256"] == artifact.read(later).meta["params_sha256"]
+    assert agents.load(cardjax.make("doudizhu"), str(out / "tiny-avg")) is not None
+
+    wider = str(tmp_path / "wider")
+    artifact.write(wider, dict(parent.meta, network=dict(parent.meta["network"], width=64)),
+                   parent.params)
+    text = one_line_exit(export_command.main, ["--run", ddz_parent, "--average", wider,
+                                               "--name", "bad", "--directory", str(out)])
+    assert "width 64" in text and "32" in text
+    cut = str(tmp_path / "cut")
+    leaves = continuation._flat(parent.params)
+    first = sorted(leaves)[0]
+    artifact.write(cut, parent.meta, {**leaves, first: np.zeros((1, 1), np.float32)})
+    text = one_line_exit(export_command.main, ["--run", ddz_parent, "--average", cut,
+                                               "--name", "bad", "--directory", str(out)])
+    assert first in text and "shape (1, 1)" in text
+    text = one_line_exit(export_command.main, ["--run", ddz_parent, "--average", "no-such",
+                                               "--name", "bad", "--directory", str(out)])
+    assert "no-such" in text
+    assert not (out / "bad").exists()
