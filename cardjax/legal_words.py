@@ -49,7 +49,13 @@ def full(n: int, nw: int | None = None) -> Array:
 def span(lo, hi, nw: int, first=0) -> Array:
     """uint32[nw]: the actions ``lo <= a < hi`` (traced ``lo``/``hi`` allowed; empty if lo >= hi),
     in the ``nw`` words from word ``first`` on (traced allowed)."""
-    start = (jnp.asarray(first, jnp.int32) + jnp.arange(nw, dtype=jnp.int32)) * BITS
+    return span_at(lo, hi, jnp.asarray(first, jnp.int32) + jnp.arange(nw, dtype=jnp.int32))
+
+
+def span_at(lo, hi, word_ids: Array) -> Array:
+    """uint32[k]: the actions ``lo <= a < hi`` in the words ``word_ids`` (int32[k]); ``lo`` and
+    ``hi`` scalars or one bound per word."""
+    start = jnp.asarray(word_ids, jnp.int32) * BITS
     a = jnp.clip(jnp.asarray(lo, jnp.int32) - start, 0, BITS).astype(jnp.uint32)
     b = jnp.clip(jnp.asarray(hi, jnp.int32) - start, 0, BITS).astype(jnp.uint32)
     ones = jnp.uint32(_ALL)

@@ -372,8 +372,9 @@ def test_is_legal_tests_one_move_as_the_set_does(batch_mask):
 
 
 def test_pick_legal_picks_what_the_whole_set_picks():
-    """Gated under vmap (a follow reads a few words, the rest build the set) and one at a time,
-    pick_legal is the floor(u * count)-th legal move, on follows of wide and narrow ranges."""
+    """Gated under vmap (most states read a window of words, the rest build the set) and one at
+    a time, pick_legal is the floor(u * count)-th legal move: on leads from hands with and without
+    adjacent trios or four of a rank, and on follows of wide and narrow ranges."""
     rng = np.random.default_rng(12)
     hands, beat = _positions(rng, 96)
     u = rng.random(96, dtype=np.float32)
@@ -385,6 +386,21 @@ def test_pick_legal_picks_what_the_whole_set_picks():
     one = jax.jit(dm.pick_legal)
     for i in range(0, 96, 7):
         assert int(one(u[i], hands[i], beat[i])) == want[i]
-    wide = np.asarray(jax.vmap(dm._reads_every_word)(beat)) & (beat >= 0) & (beat != dm.PASS)
-    assert wide.any() and (~np.asarray(jax.vmap(dm._reads_every_word)(beat))).any()
+    # both paths ran, for leads and for follows; the window alone is exact wherever it is used
+    every = np.asarray(jax.vmap(dm._reads_every_word)(hands, beat))
+    leading = (beat < 0) | (beat == dm.PASS)
+    for kind in (leading, ~leading):
+        assert (every & kind).any() and (~every & kind).any()
+    window = np.asarray(jax.jit(jax.vmap(dm._pick_in_window))(u, hands, beat))
+    np.testing.assert_array_equal(window[~every], want[~every])
 
+
+
+def test_a_lead_past_the_window_needs_adjacent_trios_or_four_of_a_rank():
+    """Every move between the window and the bombs, checked on the table itself: a hand that
+    holds it holds what ``_leads_past_window`` looks for, so a lead from any other hand finds all
+    its moves in the window and the tail."""
+    past = np.arange(dm.WINDOW_WORDS * dm.legal_words.BITS, dm._FIRST_BOMB)
+    counts = dm.COUNTS[past].astype(np.int32)
+    assert np.asarray(jax.vmap(dm._leads_past_window)(counts)).all()
+    assert not np.asarray(jax.vmap(dm._leads_past_window)(dm.COUNTS[:dm.CHAIN_TRIO_FIRST])).any()

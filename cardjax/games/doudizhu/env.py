@@ -23,8 +23,9 @@ landlord is seat 0 (``init``) or the seat given to ``init_from_deal``.
 The legal actions are not stored: they follow from the hand to move and the move to beat.
 ``state.legal_words`` (864 ``uint32`` words, see :mod:`cardjax.legal_words`) and
 ``state.legal_action_mask`` build them on demand; ``env.is_legal`` tests one move, and
-``env.random_action`` reads only the few words a follow needs (a follow's same-class moves lie in
-one id range) and builds the whole set for leads (:func:`~cardjax.games.doudizhu.moves.pick_legal`).
+``env.random_action`` reads only a window of words where it holds the whole set (a follow's
+same-class moves, a lead from a hand without adjacent trios or four of a rank) and builds every
+word for the other states (:func:`~cardjax.games.doudizhu.moves.pick_legal`).
 
 State fields beyond the contract (public unless ``_``-prefixed): ``landlord``; ``played[seat]``
 rank counts played; ``cards_left[seat]``; ``bottom`` (zeros until revealed) and ``_bottom``;

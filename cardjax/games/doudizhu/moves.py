@@ -273,12 +273,11 @@ def held_words(hand: Array) -> Array:
     return ~excluded & legal_words.full(NUM_ACTIONS, NUM_WORDS)
 
 
-def _held_at(hand: Array, first, n: int) -> Array:
-    """uint32[n]: words ``first .. first + n - 1`` of :func:`held_words` (``first`` traced)."""
-    cols = jnp.asarray(first, jnp.int32) + jnp.arange(n, dtype=jnp.int32)
-    rows = jnp.asarray(_TOO_MANY_2)[jnp.arange(8)[:, None], _row_index(hand)[:, None], cols]
-    excluded = jax.lax.reduce(rows, jnp.uint32(0), jax.lax.bitwise_or, (0,))
-    return ~excluded & legal_words.span(0, NUM_ACTIONS, n, first)
+def _held_in(hand: Array, word_ids: Array) -> Array:
+    """uint32[k]: the words ``word_ids`` (int32[k], traced) of :func:`held_words`, pass included,
+    past-the-end bits not cleared (callers mask them with an id range)."""
+    rows = jnp.asarray(_TOO_MANY_2)[jnp.arange(8)[:, None], _row_index(hand)[:, None], word_ids]
+    return ~jax.lax.reduce(rows, jnp.uint32(0), jax.lax.bitwise_or, (0,))
 
 
 def _ranges(to_beat: Array):
@@ -316,47 +315,67 @@ def is_legal(hand: Array, to_beat: Array, action: Array) -> Array:
     return held & (((action >= lo1) & (action < hi1)) | (action >= lo2))
 
 
-# A follow's moves of its own class lie in one id range; in random play 98% of the ranges fit in
-# FOLLOW_WORDS words, which is all a follow needs to read besides the bombs, rocket and pass.
-FOLLOW_WORDS = 4
-_TAIL_FIRST = int(FLOOR_LO[np.flatnonzero(TYPE == SOLO)[0]]) // legal_words.BITS
+# Where a state's legal moves can lie.  A follow's moves of its own class are one id range (in
+# random play 99.4% of them span at most WINDOW_WORDS words).  A lead's moves from a hand without
+# two adjacent trios (the trio chains and airplanes, ids 467..25272) and without four of a rank
+# (the four-with-twos, 25273..27456) are all below the trio chains, in the first WINDOW_WORDS
+# words, or bombs and the rocket.  Either way one window of words and the tail (bombs, rocket,
+# pass) hold the whole set; the other states (about 1% in random play) build every word.
+CHAIN_TRIO_FIRST = int(np.flatnonzero(TYPE == CHAIN_TRIO)[0])  # 467
+WINDOW_WORDS = -(-CHAIN_TRIO_FIRST // legal_words.BITS)  # 15
+_FIRST_BOMB = int(np.flatnonzero(TYPE == BOMB)[0])
+_TAIL_FIRST = _FIRST_BOMB // legal_words.BITS
 _TAIL_WORDS = PASS // legal_words.BITS + 1 - _TAIL_FIRST  # bombs, the rocket and pass
+# the gate gathers this share of the batch at a time for the states that build every word
+_EVERY_WORD_SHARE = 64
 
 
-def _reads_every_word(to_beat: Array) -> Array:
-    """bool: the legal moves after ``to_beat`` are not all in a follow's few words (a lead, or a
-    follow whose same-class range spans more than FOLLOW_WORDS words)."""
+def _leads_past_window(hand: Array) -> Array:
+    """bool: ``hand`` holds a move of a lead past the first WINDOW_WORDS words that is not a
+    bomb or the rocket: two adjacent trios below the 2s, or four of a rank."""
+    hand = jnp.asarray(hand, jnp.int32)
+    trios = hand[:TWO] >= 3
+    return jnp.any(trios[:-1] & trios[1:]) | jnp.any(hand[:TWO + 1] >= 4)
+
+
+def _reads_every_word(hand: Array, to_beat: Array) -> Array:
+    """bool: the legal moves of ``hand`` after ``to_beat`` are not all in a window of
+    WINDOW_WORDS words and the tail (a lead from a hand with adjacent trios or four of a rank,
+    or a follow whose same-class range spans more words)."""
     lo1, hi1, _ = _ranges(to_beat)
     following = (to_beat >= 0) & (to_beat != PASS)
     span_words = (hi1 - 1) // legal_words.BITS - lo1 // legal_words.BITS + 1
-    return ~following | ((hi1 > lo1) & (span_words > FOLLOW_WORDS))
+    return jnp.where(following, (hi1 > lo1) & (span_words > WINDOW_WORDS),
+                     _leads_past_window(hand))
 
 
 def _pick_every_word(u: Array, hand: Array, to_beat: Array) -> Array:
     return legal_words.pick(legal_words_of(hand, to_beat), u)
 
 
-def _pick_follow(u: Array, hand: Array, to_beat: Array) -> Array:
+def _pick_in_window(u: Array, hand: Array, to_beat: Array) -> Array:
     lo1, hi1, lo2 = _ranges(to_beat)
-    first = jnp.minimum(lo1 // legal_words.BITS, NUM_WORDS - FOLLOW_WORDS)
-    same_class = _held_at(hand, first, FOLLOW_WORDS) & legal_words.span(lo1, hi1, FOLLOW_WORDS,
-                                                                         first)
-    tail = (_held_at(hand, _TAIL_FIRST, _TAIL_WORDS)
-            & legal_words.span(lo2, NUM_ACTIONS, _TAIL_WORDS, _TAIL_FIRST))
-    # every same-class id is below lo2, so the words in this order list the set in id order
-    ids = jnp.concatenate([first + jnp.arange(FOLLOW_WORDS, dtype=jnp.int32),
-                           _TAIL_FIRST + jnp.arange(_TAIL_WORDS, dtype=jnp.int32)])
-    return legal_words.pick_in(jnp.concatenate([same_class, tail]), ids, u)
+    leading = (to_beat < 0) | (to_beat == PASS)
+    n = WINDOW_WORDS + _TAIL_WORDS
+    in_window = jnp.arange(n) < WINDOW_WORDS
+    first = jnp.minimum(lo1 // legal_words.BITS, NUM_WORDS - WINDOW_WORDS)
+    ids = jnp.where(in_window, first, _TAIL_FIRST - WINDOW_WORDS) + jnp.arange(n, dtype=jnp.int32)
+    # the window's range, then the tail's: a lead's bombs and rocket, a follow's floor and pass
+    lo = jnp.where(in_window, lo1, jnp.where(leading, _FIRST_BOMB, lo2))
+    hi = jnp.where(in_window, hi1, jnp.where(leading, PASS, NUM_ACTIONS))
+    words = _held_in(hand, ids) & legal_words.span_at(lo, hi, ids)
+    # every window id is below lo2, so the words in this order list the set in id order
+    return legal_words.pick_in(words, ids, u)
 
 
 def pick_legal(u: Array, hand: Array, to_beat: Array) -> Array:
     """int32: ``legal_words.pick(legal_words_of(hand, to_beat), u)`` (the ``floor(u * count)``-th
-    legal move), reading only a follow's few words where they hold every legal move.  Under
-    ``vmap`` on a CPU the whole set is built for the other games alone
-    (:func:`cardjax.gate.gated`): about a quarter of the moves of random play."""
-    return gate.gated(_reads_every_word(to_beat), _pick_every_word, _pick_follow,
+    legal move), reading only a window of words and the tail where they hold every legal move.
+    Under ``vmap`` on a CPU the whole set is built for the other games alone
+    (:func:`cardjax.gate.gated`): about 1% of the moves of random play."""
+    return gate.gated(_reads_every_word(hand, to_beat), _pick_every_word, _pick_in_window,
                       jnp.asarray(u, jnp.float32), jnp.asarray(hand), jnp.asarray(to_beat, jnp.int32),
-                      share=4)
+                      share=_EVERY_WORD_SHARE)
 
 
 def legal_mask(hand: Array, to_beat: Array) -> Array:
