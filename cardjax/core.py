@@ -27,7 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
-from cardjax import legal_words
+from cardjax import gate, legal_words
 
 Array = jax.Array
 PRNGKey = jax.Array
@@ -247,23 +247,16 @@ def auto_reset(step_fn: Callable, init_fn: Callable) -> Callable:
 
 def reset_finished(state, init_fn: Callable, key: PRNGKey):
     """Batch-level twin of ``auto_reset``: replace the finished games of a batched ``state`` by
-    fresh deals ``vmap(init_fn)`` drawn from ``key``, dealing only on steps where some game has
-    finished (a real branch, not a select, so steps where no game ends pay nothing for it).
+    fresh deals ``vmap(init_fn)(jax.random.split(key, N))`` (row ``i`` of a finished game gets
+    deal ``i``), dealing only where some game has finished, and on CPU only the finished games
+    (:func:`cardjax.gate.replace_rows`: a deal costs about as much as several steps).
 
     Unlike ``auto_reset`` the finished games' outcome is not carried over: read ``rewards`` and
     ``terminated`` before calling this.
     """
     done = state.terminated
-
-    def deal(state):
-        keys = jax.random.split(key, done.shape[0])
-        fresh = jax.vmap(init_fn)(keys)
-        return jax.tree_util.tree_map(
-            lambda a, b: jnp.where(done.reshape(done.shape + (1,) * (a.ndim - 1)), a, b),
-            fresh, state,
-        )
-
-    return jax.lax.cond(jnp.any(done), deal, lambda s: s, state)
+    keys = jax.random.split(key, done.shape[0])
+    return gate.replace_rows(done, jax.vmap(init_fn), (keys,), state)
 
 
 LEGAL_SHOWN = 12  # legal actions named in an illegal-action error; the rest are counted

@@ -168,3 +168,30 @@ def either(pred, f, g, *args, parts: int = 4):
         return _on_rows(g, ~pred, args, _on_rows(f, pred, args, out, cap), cap)
 
     return _by_path(pred, args, sparse, select_all)
+
+
+def replace_rows(rows, f, args, out, parts: int = 4):
+    """``out`` (a batched pytree) with the rows where ``rows`` (bool[N]) holds replaced by those
+    rows of ``f(*args)`` (``f`` maps batched ``args`` to batched outputs shaped as ``out``).
+
+    Nothing is computed where no row holds.  On CPU ``f`` runs on the chosen rows alone,
+    gathered ``N / parts`` at a time, or on every row at once when most are chosen; elsewhere on
+    every row, and the rows select.  The results are the same either way (``f`` must treat each
+    row on its own, as a ``vmap`` does).  Not for use under ``vmap``.
+    """
+    rows = jnp.asarray(rows, bool)
+    args = jax.tree_util.tree_map(jnp.asarray, args)
+    n = rows.shape[0]
+
+    def every_row(_):
+        return _tree_where(rows, f(*args), out)
+
+    def select_all(rows, args):
+        return jax.lax.cond(jnp.any(rows), every_row, lambda _: out, None)
+
+    def sparse(rows, args):
+        cap = max(1, -(-n // parts))
+        return jax.lax.cond(jnp.sum(rows, dtype=jnp.int32) > n // 2, every_row,
+                            lambda _: _on_rows(f, rows, args, out, cap), None)
+
+    return _by_path(rows, args, sparse, select_all)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from cardjax.gate import either, gated
+from cardjax.gate import either, gated, replace_rows
 
 
 def _heavy(x, y):
@@ -79,6 +79,29 @@ def test_every_mode_gives_the_same_answers(monkeypatch):
             np.testing.assert_array_equal(a, b)
 
 
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=13), st.integers(1, 5),
+       st.sampled_from(["auto", "select"]))
+def test_replace_rows_replaces_the_chosen_rows_alone(rows, parts, mode):
+    """None, a few or most rows chosen (the gathered chunks, the whole batch at once), either
+    path: the chosen rows of f's output and the others untouched (f gives NaN on them)."""
+    import os
+    os.environ["CARDJAX_GATE"] = mode
+    try:
+        rows = np.array(rows)
+        x = np.arange(rows.size, dtype=np.float32)
+        x = np.where(rows, np.abs(x) + 1.0, -1.0 - np.abs(x)).astype(np.float32)
+        out = (np.full((rows.size, 2), 7.0, np.float32), np.zeros(rows.size, np.int32))
+        f = lambda x: (jnp.stack([jnp.sqrt(x), -jnp.sqrt(x)], 1), jnp.ones(x.shape, jnp.int32))
+        got = jax.jit(lambda r, x, o: replace_rows(r, f, (x,), o, parts=parts))(rows, x, out)
+    finally:
+        del os.environ["CARDJAX_GATE"]
+    root = np.sqrt(np.where(rows, x, 1.0))
+    np.testing.assert_allclose(np.asarray(got[0]),
+                               np.where(rows[:, None], np.stack([root, -root], 1), 7.0))
+    np.testing.assert_array_equal(np.asarray(got[1]), rows.astype(np.int32))
+
+
 def _outer(x, y):  # a gate inside a gated function (Tractor's trick winner has one)
     return gated(jnp.sum(x) > 4.0, _heavy, _light, x, y)
 
@@ -110,3 +133,24 @@ def test_an_unknown_mode_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("CARDJAX_GATE", "fast")
     with pytest.raises(ValueError, match="CARDJAX_GATE='fast': expected one of auto, sparse, select"):
         jax.vmap(lambda p, x: gated(p, _heavy, _light, x, 1.0))(np.array([True]), np.ones((1, 3)))
+
+
+def test_reset_finished_deals_each_finished_row_its_own_deal():
+    """Row i of a finished game gets deal i of ``vmap(init)(split(key, N))``, as when every row
+    was dealt and the finished ones selected; the running games are untouched."""
+    import cardjax
+    from cardjax.core import reset_finished
+
+    env = cardjax.make("doudizhu")
+    n = 12
+    state = jax.vmap(env.init)(jax.random.split(jax.random.key(3), n))
+    key = jax.random.key(4)
+    fresh = jax.vmap(env.init)(jax.random.split(key, n))
+    reset = jax.jit(lambda s, k: reset_finished(s, env.init, k))
+    for done in (np.zeros(n, bool), np.arange(n) % 5 == 1, np.arange(n) % 7 != 0):
+        got = reset(state.replace(terminated=jnp.asarray(done)), key)
+        want = jax.tree_util.tree_map(
+            lambda a, b: np.where(done.reshape((n,) + (1,) * (a.ndim - 1)), a, b),
+            fresh, state.replace(terminated=jnp.asarray(done)))
+        for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w))

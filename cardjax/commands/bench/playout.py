@@ -22,8 +22,9 @@ MAX_STEPS = 1_000_000  # steps per call, whatever the calibration says
 # ---------------------------------------------------------------------------------- cardjax
 # Steps per compiled block: whole games for fixed-length games, so no slot idles. For games of
 # varying length a short block wastes fewer steps on slots whose game ended mid-block, a long one
-# deals less often: Dou Dizhu (random games ~61 steps, a deal costs about one step) is fastest
-# with 8 on a 2-core CPU; Mini Dou Di Zhu (~14 steps, a cheap deal) with 16.  Tractor: a random
+# deals less often (on CPU only the ended games are dealt, but each deal has a fixed cost): Dou
+# Dizhu (random games ~61 steps) is fastest with 8 or 16 on a 2-core CPU, 8 kept; Mini Dou Di
+# Zhu (~14 steps) with 16.  Tractor: a random
 # hand is ~275 sub-actions (104 declaration turns, 8 burials, chaodi, ~160 card sub-actions and
 # "done"s); blocks of 16..128 measured within noise on a shared 2-core CPU, 32 kept.
 BLOCK = {"gongzhu": 52, "doudizhu": 8, "mini_doudizhu": 16, "tractor": 32}
