@@ -44,7 +44,7 @@ step() {  # step NAME MAX_SECONDS COMMAND...: run under min(MAX, time left - 5) 
 cat "$RES/summary.txt"
 
 # Dou Dizhu first, its gated lead picker both ways (issue 43: both branches for every game, the
-# default on a GPU, against the lead games gathered, CARDJAX_GATE=sparse)
+# default on a GPU, against the states that build every word gathered, CARDJAX_GATE=sparse)
 step env_doudizhu 60 $PY scripts/benchmark.py --games doudizhu --batch-sizes 65536,262144 \
     --seconds 0.5 --repeats 2 --no-peers --json "$RES/env_doudizhu.json"
 step env_doudizhu_sparse 60 env CARDJAX_GATE=sparse $PY scripts/benchmark.py --games doudizhu \
