@@ -395,7 +395,6 @@ def test_pick_legal_picks_what_the_whole_set_picks():
     np.testing.assert_array_equal(window[~every], want[~every])
 
 
-
 def test_a_lead_past_the_window_needs_adjacent_trios_or_four_of_a_rank():
     """Every move between the window and the bombs, checked on the table itself: a hand that
     holds it holds what ``_leads_past_window`` looks for, so a lead from any other hand finds all
