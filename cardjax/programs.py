@@ -96,14 +96,43 @@ def playing_options() -> dict | None:
             if jax.default_backend() == "cpu" else None)
 
 
-def waiting_options() -> dict | None:
-    """The compiler options of a program a person waits for one call at a time (a player's move
-    at a table): :data:`PLAYING_LEVEL` on CPU, where it compiles in about three quarters of the
-    default level's time and runs as fast, unless ``XLA_FLAGS`` set a level for the whole
-    process (the tests' level 0); none elsewhere."""
+# XLA's older CPU kernel emitters (its MLIR fusion emitters off): a player's move compiles in
+# 25-50% less time and runs within 3-10% of the fusion emitters' speed, while the programs that
+# play or train many games run 2-13% slower with them (benchmarks/LOG.md, 2026-12-05).  So a
+# move takes them and the arena, recording and training keep the fusion emitters.
+OLDER_EMITTERS = {"xla_cpu_use_fusion_emitters": False}
+_KNOWN: dict = {}
+
+
+def _known(options: dict) -> dict:
+    """``options`` where this jaxlib compiles a program with them, else ``{}`` (a jaxlib without
+    the option refuses it with an error; asked once per process)."""
+    key = tuple(sorted(options.items()))
+    if key not in _KNOWN:
+        try:
+            jax.jit(lambda x: x + 1, compiler_options=options).lower(1).compile()
+            _KNOWN[key] = True
+        except Exception:  # noqa: BLE001 -- "No such compile option": run without it
+            _KNOWN[key] = False
+    return dict(options) if _KNOWN[key] else {}
+
+
+def training_options() -> dict | None:
+    """The compiler options of a trainer's step, compiled once and then run for the whole run:
+    :data:`PLAYING_LEVEL` on CPU, unless ``XLA_FLAGS`` set a level for the whole process (the
+    tests' level 0); none elsewhere."""
     if "--xla_backend_optimization_level" in os.environ.get("XLA_FLAGS", ""):
         return None
     return playing_options()
+
+
+def waiting_options() -> dict | None:
+    """The compiler options of a program a person waits for one call at a time (a player's move
+    at a table): :func:`training_options` and, on CPU, :data:`OLDER_EMITTERS` where this jaxlib
+    knows them; none where the process sets a level (the tests, which take the older emitters
+    for every program) or off CPU."""
+    options = training_options()
+    return None if options is None else {**options, **_known(OLDER_EMITTERS)}
 
 
 def jit_outermost(fn, compiler_options: dict | None):
@@ -122,11 +151,11 @@ def jit_outermost(fn, compiler_options: dict | None):
 
 def jit_training(fn, **kwargs):
     """``jax.jit(fn, **kwargs)`` for a trainer's step, a program of its own that a person waits
-    for before the first iteration: :func:`waiting_options` (on CPU the training commands' steps
+    for before the first iteration: :func:`training_options` (on CPU the training commands' steps
     compile faster at level 1 and run as fast, benchmarks/LOG.md; a level the process sets, the
     tests', is kept).  Like :func:`jit_playing`, not for nesting in a ``jit`` (jit its
     ``__wrapped__``)."""
-    return jax.jit(fn, compiler_options=waiting_options(), **kwargs)
+    return jax.jit(fn, compiler_options=training_options(), **kwargs)
 
 
 def jit_playing(fn, **kwargs):

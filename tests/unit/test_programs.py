@@ -164,9 +164,13 @@ def test_a_players_move_compiles_at_the_waiting_level_unless_the_process_sets_on
     from cardjax import agents
 
     monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_enable_fast_math=false")
-    assert programs.waiting_options() == {"xla_backend_optimization_level": 1}
+    # a move also takes XLA's older emitters (this jaxlib knows them); a trainer's step does not
+    assert programs.waiting_options() == {"xla_backend_optimization_level": 1,
+                                          "xla_cpu_use_fusion_emitters": False}
+    assert programs.training_options() == {"xla_backend_optimization_level": 1}
     monkeypatch.setenv("XLA_FLAGS", "--xla_backend_optimization_level=0")
     assert programs.waiting_options() is None
+    assert programs.training_options() is None
     monkeypatch.undo()
 
     env = cardjax.make("mini_doudizhu")
@@ -180,3 +184,10 @@ def test_a_players_move_compiles_at_the_waiting_level_unless_the_process_sets_on
     np.testing.assert_array_equal(np.asarray(inside), alone)
     assert all(bool(jnp.asarray(env.is_legal(jax.tree_util.tree_map(lambda x: x[i], states), a)))
                for i, a in enumerate(alone))
+
+
+def test_an_option_this_jaxlib_does_not_know_is_left_out():
+    """A compiler option the installed jaxlib refuses is dropped (asked once), so a newer or
+    older jaxlib without XLA's older emitters still compiles every move."""
+    assert programs._known({"xla_cpu_no_such_option_here": False}) == {}
+    assert programs._known(programs.OLDER_EMITTERS) == programs.OLDER_EMITTERS

@@ -105,7 +105,7 @@ def training_programs(game: str):
         state = train.init(jax.random.PRNGKey(0))
         # the step is a program of its own with its own compiler options: measured unwrapped
         yield (f"train {recipe.name}: step ({defaults['num_envs']} games)",
-               train.step.__wrapped__, (state,), programs.waiting_options())
+               train.step.__wrapped__, (state,), programs.training_options())
 
 
 def main(argv=None) -> list[dict]:
