@@ -109,6 +109,30 @@ def make_play(env, a: Agent, b: Agent, outcome: Callable | None = None):
     return _PLAY_CACHE[cache_key]
 
 
+def one_program(agents) -> list[Agent]:
+    """``agents`` as players of one shared ``act``: agent ``i``'s params become ``(i, every
+    agent's params)`` and the shared act calls agent ``i``'s (``lax.switch`` on an index that is
+    the same for every game, so only that agent runs).  Matches of one player against any of
+    them are then one compiled program (:func:`make_play` keeps a program per pair of acts): a
+    trainer evaluating against two opponents compiles its match once.  The names stay."""
+    agents = list(agents)
+    if len(agents) < 2:
+        return agents
+    acts = tuple(x.act for x in agents)
+
+    def branch(i):
+        return lambda each, key, state: jnp.asarray(acts[i](each[i], key, state), jnp.int32)
+
+    branches = [branch(i) for i in range(len(acts))]
+
+    def act(params, key, state):
+        which, each = params
+        return jax.lax.switch(which, branches, each, key, state)
+
+    each = tuple(x.params for x in agents)
+    return [Agent(x.name, act, (jnp.int32(i), each)) for i, x in enumerate(agents)]
+
+
 def compile_matches(env, a: Agent, opponents, deals: int, seed: int = 0,
                     batch: int = 128) -> None:
     """Compile, without playing, the duplicate matches of ``a`` against each of ``opponents``
@@ -222,6 +246,8 @@ def duplicate_match(env, a: Agent, b: Agent, deals: int, seed: int = 0, batch: i
         if n < batch:  # pad to the compiled batch size; the padding is dropped below
             keys = jnp.concatenate([keys, keys_of_deals[:batch - n]])
         dup = duplicate_states(env, keys)
+        if compile_only and (play, batch) in _COMPILED:
+            return None  # the program of another opponent of the same act (one_program)
         if compile_only or (progress and (play, batch) not in _COMPILED):
             what = f"the {env.name} match {a.name} vs {b.name} ({batch} deals at a time)"
             with programs.compiling(what, show=progress and not compile_only):

@@ -266,6 +266,29 @@ def test_mini_match_reports_win_rates():
     assert r["mean"] == pytest.approx(2 * r["wp_a"] - 1)
 
 
+def test_opponents_of_one_program_play_their_own_games_in_one_compiled_match():
+    """Opponents made into players of one shared act (a trainer's evaluation against several)
+    play exactly their own matches (a random player's draws included), and the matches against
+    all of them are one program: the second is not compiled again."""
+    env = cardjax.make("mini_doudizhu")
+    rnd = agents.get(env, "random")
+    alone = [arena.duplicate_match(env, LOW, b, deals=12, seed=3, batch=12, progress=False,
+                                   per_deal=True) for b in (HIGH, rnd)]
+    shared = arena.one_program([HIGH, rnd])
+    assert [b.name for b in shared] == [HIGH.name, "random"]
+    assert shared[0].act is shared[1].act
+    assert arena.make_play(env, LOW, shared[0]) is arena.make_play(env, LOW, shared[1])
+    arena.compile_matches(env, LOW, shared, deals=12, seed=3, batch=12)
+    assert sum(1 for play, _ in arena._COMPILED
+               if play is arena.make_play(env, LOW, shared[0], arena.scheme(env).outcome)) == 1
+    for b, want in zip(shared, alone):
+        got = arena.duplicate_match(env, LOW, b, deals=12, seed=3, batch=12, progress=False,
+                                    per_deal=True)
+        assert got["per_game"] == want["per_game"] and got["b"] == want["b"]
+    assert alone[0]["per_game"] != alone[1]["per_game"]  # the two opponents differ
+    assert arena.one_program([rnd]) == [rnd]
+
+
 def test_a_paired_match_is_the_two_matches_deal_by_deal():
     """A and B each against one opponent on the same deals: the difference is A's per-deal score
     less B's, its standard error that of those differences; the same player twice differs by

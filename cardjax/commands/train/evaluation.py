@@ -3,7 +3,8 @@ swapped in at each evaluation) and the opponents, kept per network config, env a
 
 ``arena.make_play`` keeps a match's program per env and players, so a second run of a config in
 one process (a resumed run: tests, notebooks) plays the program already traced instead of a new
-trace of it.
+trace of it; the opponents share one act (``arena.one_program``), so the matches against all of
+them are one program.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import cardjax
 from cardjax import agents, programs
 from cardjax.agents import dmc as dmc_agent
+from cardjax.eval import arena
 
 _KEPT: dict = programs.keep({})
 
@@ -21,6 +23,8 @@ def players(cfg, game: str, opponents: tuple[str, ...], **env_options):
     key = (cfg, game, tuple(sorted(env_options.items())), tuple(opponents))
     if key not in _KEPT:
         env = cardjax.make(game, **env_options)
+        # one match program for all the opponents (arena.one_program)
+        shared = arena.one_program(agents.get(env, name) for name in opponents)
         _KEPT[key] = (env, dmc_agent.agent_from_params(env, None, cfg),
-                      {name: agents.get(env, name) for name in opponents})
+                      dict(zip(opponents, shared)))
     return _KEPT[key]
