@@ -400,7 +400,7 @@ def test_pooled_scoring_equals_scoring_every_slot(final_state):
               jnp.zeros_like(count)]
     sizes, groups = (4, 8, 16, 32, 64, 128), (1, 2, 3)
 
-    # one program per group count, called with each count (a switch over the pool sizes each)
+    # one program per group count, called with each count (a loop of passes each)
     score = jax.jit(lambda cnt, g, sizes, table, p, obs, idx: dmc.score_slots(
         train.net, table, p, obs, idx, cnt, sizes, g), static_argnums=(1, 2))
     full, full_rows = score(count, 1, (128,), table, p, obs, idx)
@@ -412,10 +412,11 @@ def test_pooled_scoring_equals_scoring_every_slot(final_state):
         used = np.arange(128)[None, :] < cnt[:, None]
         np.testing.assert_allclose(np.where(used, q, 0), np.where(used, full, 0), rtol=1e-5,
                                    atol=1e-6)
-        # the smallest pool (per game) that holds the fullest group's candidates; none at all
-        # when no state has a choice
-        need = max(int(part.sum()) for part in np.split(cnt, g))
-        assert int(rows) == (6 * next(s for s in sizes if s * 6 // g >= need) if need else 0)
+        # passes of 4 candidates a game until the fullest group's are scored, every slot past
+        # the largest pool (64 a game); none at all when no state has a choice
+        need, b = max(int(part.sum()) for part in np.split(cnt, g)), 6 // g
+        passes = -(-need // (4 * b))
+        assert int(rows) == (6 * 128 if need > 64 * b else passes * 4 * b * g)
 
 
 def test_a_run_sits_at_an_auction_table_with_rule_bids(runs):

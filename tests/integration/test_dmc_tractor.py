@@ -36,9 +36,8 @@ from cardjax.commands.train import shengji
 from conftest import assert_update_lowers_loss, get_compiled, read_metrics, straight_and_resumed
 
 
-# k_fast 64: the batched scorers' pools are 64 candidates a game, then every slot (2 branches
-# of each switch where the default's 4, 8, ..., 66 make 6); they still pack the candidates, and
-# pooling gives the numbers of scoring every slot, so only the compile is smaller.
+# k_fast 64: the batched scorers pack 64 candidates a game in a pass, and past that score every
+# slot; packing gives the numbers of scoring every slot, and the tiny runs take one pass.
 TINY = {"num_envs": 4, "width": 16, "depth": 1, "head_width": 16, "head_depth": 2,
         "minibatch": 256, "replay": 1, "k_fast": 64}
 TINY_FLAGS = [x for k, v in TINY.items() for x in (f"--{k}", str(v))] + [

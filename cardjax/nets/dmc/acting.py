@@ -136,8 +136,9 @@ def q_values(net: QNet, game: Game, params, state, k: int, exact_scale: float = 
 
 
 def pool_sizes(k: int, k_fast: int) -> tuple:
-    """The candidate pools of :func:`score_slots`, in candidates per game: ``k_fast``, twice
-    that, ... below ``k``, then ``k`` (every slot of every game); ``k_fast = 0``: ``k`` alone."""
+    """The candidate pools of :func:`score_slots`, in candidates per game: ``k_fast`` (a pass of
+    the packed candidates), twice that, ... below ``k`` (the largest packed), then ``k`` (every
+    slot of every game); ``k_fast = 0``: ``k`` alone."""
     if not k_fast or k_fast >= k:
         return (k,)
     sizes, c = [], k_fast
@@ -159,17 +160,18 @@ def score_slots(net: QNet, table, params, obs, idx, count, sizes: tuple, groups:
     A state with one legal action needs no score (a fifth to a half of all decisions in the
     games here; ``forced``: it is scored too, for its value), and when no state has a choice
     nothing runs (``lax.cond``).  Otherwise the trunk runs once per state, and so does the
-    state's half of the head's first layer.  The rest of the head scores a POOL: the candidates
-    of the states with a choice, packed one after the other (state 0's ``count[0]`` slots, then
-    state 1's, ...) into the smallest of the ``sizes`` (:func:`pool_sizes`, candidates per
-    game, times the games) that holds them all (``lax.switch``; the largest, ``K``, scores every
-    slot of every state without packing).  So every legal action of a choice is scored -- the
-    same numbers as scoring all ``K`` slots everywhere -- and the head's work follows the
-    number of legal moves, within a factor 2, however far the largest count is from the mean.
+    state's half of the head's first layer.  The rest of the head scores the candidates of
+    the states with a choice, packed one after the other (state 0's ``count[0]`` slots, then
+    state 1's, ...), ``sizes[0]`` a game per pass (``sizes``: :func:`pool_sizes`) in a loop of
+    as many passes as they need; past ``sizes[-2]`` a game (the largest pool) it scores every
+    slot of every state at once, without packing.  So every legal action of a choice is scored
+    -- the same numbers as scoring all ``K`` slots everywhere -- and the head's work follows the
+    number of legal moves within a pass.  One loop, not a program branch per pool size: the
+    step compiles about 2 s faster (benchmarks/LOG.md, 2026-12-05).
 
     ``groups``: the batch is split into this many equal groups of consecutive states, each
-    packed into its own pool (data parallel: one group per device, so no candidate crosses a
-    device); the pool size is chosen for the fullest group.
+    packed on its own (data parallel: one group per device, so no candidate crosses a device);
+    the passes are counted for the fullest group.
     """
     B, K = idx.shape
     # one legal action: nothing to score, unless its value is asked for
@@ -187,31 +189,38 @@ def score_slots(net: QNet, table, params, obs, idx, count, sizes: tuple, groups:
         cnt = count.reshape(groups, b)
         need = jnp.max(jnp.sum(cnt, axis=1))
 
-        def pooled(cap):
-            def group(hs_g, idx_g, cnt_g):
-                ends = jnp.cumsum(cnt_g)
-                # the state of candidate p: how many states end at or before p (a histogram of
-                # the ends and a prefix sum -- a search without a search)
-                owner = jnp.cumsum(jnp.zeros(cap + 1, jnp.int32).at[jnp.minimum(ends, cap)]
-                                   .add(1))
-                p = jnp.arange(cap)
-                g = jnp.minimum(owner[:cap], b - 1)
-                slot = p - (ends[g] - cnt_g[g])
-                used = p < ends[-1]
-                q = net.apply(params, hs_g[g],
-                              table[idx_g[g, jnp.where(used, slot, 0)]][:, None],
-                              method="head_out")[:, 0]
-                # unused pool rows go to state b (out of range), which the scatter drops
-                return jnp.full((b, K), -jnp.inf, q.dtype).at[jnp.where(used, g, b), slot].set(
-                    q, mode="drop")
+        chunk = sizes[0] * b  # candidates a group scores in one pass
+        # the state of each packed position: how many states end at or before it (a histogram
+        # of the ends and a prefix sum -- a search without a search), for every position at once
+        ends = jnp.cumsum(cnt, axis=1)
+        owner = jnp.cumsum(jax.vmap(lambda e: jnp.zeros(b * K + 1, jnp.int32)
+                                    .at[jnp.minimum(e, b * K)].add(1))(ends), axis=1)
+        hs_g, idx_g = hs.reshape(groups, b, -1), idx.reshape(groups, b, K)
 
-            return jax.vmap(group)(hs.reshape(groups, b, -1), idx.reshape(groups, b, K),
-                                   cnt).reshape(B, K)
+        def one_pass(j, q):
+            p = j * chunk + jnp.arange(chunk)
 
-        caps = [c * b for c in sizes[:-1]]
-        branch = jnp.sum(need > jnp.asarray(caps, jnp.int32))  # the smallest pool that fits
-        q = jax.lax.switch(branch, [lambda c=c: pooled(c) for c in caps] + [dense])
-        return q, jnp.asarray([c * groups for c in caps] + [B * K], jnp.int32)[branch]
+            def group(hs_g, idx_g, cnt_g, ends_g, owner_g, q_g):
+                g = jnp.minimum(owner_g[jnp.minimum(p, b * K - 1)], b - 1)
+                slot = p - (ends_g[g] - cnt_g[g])
+                used = p < ends_g[-1]
+                scored = net.apply(params, hs_g[g],
+                                   table[idx_g[g, jnp.where(used, slot, 0)]][:, None],
+                                   method="head_out")[:, 0]
+                # unused pass rows go to state b (out of range), which the scatter drops
+                return q_g.at[jnp.where(used, g, b), jnp.where(used, slot, 0)].set(
+                    scored, mode="drop")
+
+            return jax.vmap(group)(hs_g, idx_g, cnt, ends, owner, q)
+
+        def packed():
+            passes = (need + chunk - 1) // chunk
+            q = jax.lax.fori_loop(0, passes, one_pass,
+                                  jnp.full((groups, b, K), -jnp.inf, jax.eval_shape(dense).dtype))
+            return q.reshape(B, K), passes * chunk * groups
+
+        # past the largest pool every slot of every state is scored at once (no packing)
+        return jax.lax.cond(need > sizes[-2] * b, lambda: (dense(), jnp.int32(B * K)), packed)
 
     return jax.lax.cond(jnp.any(count > 0), score,
                         lambda: (jnp.full((B, K), -jnp.inf), jnp.int32(0)))

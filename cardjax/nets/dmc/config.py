@@ -37,9 +37,9 @@ class Config(DictConfig):
     num_envs: int = option(64, "self-play games per iteration", positive_int)
     k: int = option(512, "candidate slots per decision (more legal moves are counted as "
                     "overflow)", positive_int)
-    k_fast: int = option(4, "smallest candidate pool, per game: the heads score the legal moves "
-                         "of all games packed into k_fast x num_envs rows, or 2x, 4x, ... (0 = "
-                         "all k slots of every game)", non_negative_int)
+    k_fast: int = option(4, "candidates per game in a pass of the heads: the legal moves of all "
+                         "games are packed k_fast x num_envs rows a pass, as many passes as "
+                         "they need (0 = all k slots of every game)", non_negative_int)
     max_steps: int = option(156, "longest game played out (longer ones are counted as "
                             "truncated)", positive_int)
     epsilon: float = option(0.01, "exploration of the actors", probability)
