@@ -166,8 +166,8 @@ def score_slots(net: QNet, table, params, obs, idx, count, sizes: tuple, groups:
     as many passes as they need; past ``sizes[-2]`` a game (the largest pool) it scores every
     slot of every state at once, without packing.  So every legal action of a choice is scored
     -- the same numbers as scoring all ``K`` slots everywhere -- and the head's work follows the
-    number of legal moves within a pass.  One loop, not a program branch per pool size: the
-    step compiles about 2 s faster (benchmarks/LOG.md, 2026-12-05).
+    number of legal moves within a pass.  One loop, not a program branch per pool size: one copy
+    of the head in the program (benchmarks/LOG.md has its compile time).
 
     ``groups``: the batch is split into this many equal groups of consecutive states, each
     packed on its own (data parallel: one group per device, so no candidate crosses a device);
