@@ -132,9 +132,37 @@ def load_ranking(env, path: str):
     return dmc.ranking_from_artifact(env, art), art.params
 
 
+_GOT: dict | None = None  # (env, name, settings) -> the player (cardjax.programs.keep)
+
+
+def _got() -> dict:
+    global _GOT
+    if _GOT is None:
+        from cardjax import programs
+
+        _GOT = programs.keep({})
+    return _GOT
+
+
 def get(env, name: str, **options) -> Agent:
     """The player called ``name`` for ``env``'s game (e.g. ``get(env, "greed")``), with its
-    settings as keyword options where it has any (``get(env, "ismcts", iterations=2000)``)."""
+    settings as keyword options where it has any (``get(env, "ismcts", iterations=2000)``).
+
+    The same player for the same env and settings is built once per process: its ``act`` is the
+    same function, so the programs compiled for it (a match, a move) serve every caller."""
+    got, key = _got(), (env, name, tuple(sorted(options.items())))
+    try:
+        if key in got:
+            return got[key]
+    except TypeError:  # a setting that cannot be a key (a loaded player): built each time
+        key = None
+    agent = _build(env, name, options)
+    if key is not None:
+        got[key] = agent
+    return agent
+
+
+def _build(env, name: str, options: dict) -> Agent:
     factories = _factories(env.name)
     if name not in factories:
         raise ValueError(

@@ -191,3 +191,21 @@ def test_an_option_this_jaxlib_does_not_know_is_left_out():
     older jaxlib without XLA's older emitters still compiles every move."""
     assert programs._known({"xla_cpu_no_such_option_here": False}) == {}
     assert programs._known(programs.OLDER_EMITTERS) == programs.OLDER_EMITTERS
+
+
+def test_a_baseline_is_built_once_per_env_and_settings():
+    """``agents.get`` gives the same player for the same env and settings (one ``act``, so the
+    programs compiled for it serve every caller); another env, other settings or a release of
+    the kept programs build it again."""
+    import cardjax
+    from cardjax import agents
+
+    env = cardjax.make("gongzhu")
+    greed = agents.get(env, "greed")
+    assert agents.get(env, "greed") is greed
+    assert agents.get(cardjax.make("gongzhu"), "greed") is not greed
+    search = agents.get(env, "ismcts", iterations=10)
+    assert agents.get(env, "ismcts", iterations=10) is search
+    assert agents.get(env, "ismcts", iterations=20) is not search
+    programs.release()
+    assert agents.get(env, "greed") is not greed
