@@ -190,18 +190,15 @@ def score_slots(net: QNet, table, params, obs, idx, count, sizes: tuple, groups:
         need = jnp.max(jnp.sum(cnt, axis=1))
 
         chunk = sizes[0] * b  # candidates a group scores in one pass
-        # the state of each packed position: how many states end at or before it (a histogram
-        # of the ends and a prefix sum -- a search without a search), for every position at once
         ends = jnp.cumsum(cnt, axis=1)
-        owner = jnp.cumsum(jax.vmap(lambda e: jnp.zeros(b * K + 1, jnp.int32)
-                                    .at[jnp.minimum(e, b * K)].add(1))(ends), axis=1)
         hs_g, idx_g = hs.reshape(groups, b, -1), idx.reshape(groups, b, K)
 
         def one_pass(j, q):
             p = j * chunk + jnp.arange(chunk)
 
-            def group(hs_g, idx_g, cnt_g, ends_g, owner_g, q_g):
-                g = jnp.minimum(owner_g[jnp.minimum(p, b * K - 1)], b - 1)
+            def group(hs_g, idx_g, cnt_g, ends_g, q_g):
+                # the state of each position of the pass: how many states end at or before it
+                g = jnp.minimum(jnp.searchsorted(ends_g, p, side="right"), b - 1)
                 slot = p - (ends_g[g] - cnt_g[g])
                 used = p < ends_g[-1]
                 scored = net.apply(params, hs_g[g],
@@ -211,7 +208,7 @@ def score_slots(net: QNet, table, params, obs, idx, count, sizes: tuple, groups:
                 return q_g.at[jnp.where(used, g, b), jnp.where(used, slot, 0)].set(
                     scored, mode="drop")
 
-            return jax.vmap(group)(hs_g, idx_g, cnt, ends, owner, q)
+            return jax.vmap(group)(hs_g, idx_g, cnt, ends, q)
 
         def packed():
             passes = (need + chunk - 1) // chunk
