@@ -172,3 +172,53 @@ def oracle_value_fn(env, apply_fn: Callable, params) -> Callable:
         return jnp.where(jnp.arange(2) == mover, v, -v).astype(jnp.float32)
 
     return value_fn
+
+
+GROWS = ("width", "depth")  # what ``grow`` can enlarge
+
+
+def check_grow(old: Mapping, new: Mapping) -> int:
+    """The width factor of growing a network of sizes ``old`` into ``new``; ``ValueError`` (one
+    line) for a size that cannot grow so (see :func:`grow`)."""
+    from cardjax.nets import growth
+
+    growth.more(old["depth"], new["depth"], "depth")
+    return growth.factor(old["width"], new["width"], "width")
+
+
+def grow(params, fresh, old: Mapping, new: Mapping, rng):
+    """``params`` of a :class:`PolicyValueNet` of ``old`` width and depth as one of ``new``
+    sizes computing the same logits and value (:mod:`cardjax.nets.growth`): the width by an
+    integer factor (the residual stream and every norm tiled), the new blocks from ``fresh``
+    (an initialized network of the new sizes) with their last layer zero, so each adds nothing
+    until it learns.  ``ValueError`` (one line) for a size that cannot grow so."""
+    from cardjax.nets import growth
+
+    c = check_grow(old, new)
+    p, f = params["params"], fresh["params"]
+    out = {}
+
+    def dense(layer, c_in, c_out):
+        k, b = growth.widen_dense(layer["kernel"], layer["bias"], c_in, c_out, rng)
+        return {"kernel": k, "bias": b}
+
+    def norm(layer):
+        return {"scale": growth.tile_out(layer["scale"], c), "bias": growth.tile_out(layer["bias"], c)}
+
+    out["input"] = dense(p["input"], 1, c)
+    for i in range(new["depth"]):
+        name = f"block_{i}"
+        if i < old["depth"]:
+            block = {"Dense_0": dense(p[name]["Dense_0"], c, c),
+                     "Dense_1": dense(p[name]["Dense_1"], c, c)}
+            if "LayerNorm_0" in p[name]:
+                block["LayerNorm_0"] = norm(p[name]["LayerNorm_0"])
+        else:
+            block = {k: dict(v) for k, v in f[name].items()}
+            block["Dense_1"] = {k: np.zeros_like(np.asarray(v))
+                                for k, v in f[name]["Dense_1"].items()}
+        out[name] = block
+    if "final_norm" in p:
+        out["final_norm"] = norm(p["final_norm"])
+    out["output"] = dense(p["output"], c, 1)
+    return {"params": out}

@@ -8,6 +8,11 @@ trainer's network-shaping fields (:func:`check_network`) and the parameter tree'
 differing field or leaf with both values.  The optimizer state is the fresh run's (RMSProp's and
 Adam's start at zeros whatever the parameters).
 
+``--grow`` lets the new run's network be larger than the player's: wider by integer factors and
+deeper, in the fields the network module lists (``GROWS``); the player's parameters are grown into
+it computing the same function (:mod:`cardjax.nets.growth`), and the growth is recorded with the
+parent and in the lineage (``grown``: the player's sizes and the run's).
+
 The parent is recorded in the run directory (``parent.json``: the word, what it resolved to, its
 ``params_sha256`` and its lineage), not in the hashed config, so a resumed run knows it and
 resumes as before.  Each exported player's lineage (:func:`lineage`) says: ``parent`` (a shipped
@@ -42,6 +47,11 @@ def add_flag(group) -> None:
         help="start a new run from this player's parameters (a shipped player name, an artifact "
         "directory or a run directory; fresh optimizer state); the network flags default to "
         "the player's, and differing ones are refused; not with --resume")
+    group.add_argument(
+        "--grow", action="store_true",
+        help="with --from: the network flags may make the player's network wider (a multiple "
+        "of its widths) and deeper; it is grown into the larger network computing the same "
+        "function")
 
 
 def refuse_resume(args) -> None:
@@ -49,6 +59,8 @@ def refuse_resume(args) -> None:
     if getattr(args, "from_", None) and args.resume:
         raise SystemExit("error: --from starts a new run; --resume continues the run in --out "
                          "(which keeps the player it started from): drop one of them")
+    if getattr(args, "grow", False) and not getattr(args, "from_", None):
+        raise SystemExit("error: --grow grows the player --from names: add --from PLAYER")
 
 
 def resolve(word: str) -> tuple[str, str]:
@@ -84,22 +96,41 @@ def check(art: artifact.Artifact, word: str, kind: str | None, game: str | None)
         raise SystemExit(f"error: --from {word}: a player of {art.game}, not {game}")
 
 
-def start(args, state, ckpt, is_main: bool, parent, label: str | None):
+def start(args, state, ckpt, is_main: bool, parent, label: str | None, grow=None):
     """A new run's ``state`` with the parameters of the player ``--from`` named (``parent``, from
     :func:`load`; ``state`` unchanged without one), the parent recorded in the run directory;
-    ``SystemExit`` with one line (the checkpoints closed) when the parameter trees differ."""
+    ``SystemExit`` with one line (the checkpoints closed) when the parameter trees differ.
+    With ``--grow``, ``grow(player_params, fresh_params, rng) -> (params, grown)`` first grows the
+    player's parameters into the run's sizes (``grown``: the sizes before and after, recorded)."""
     if is_main:
         record_command(args.out, bool(getattr(args, "resume", False)))
     if parent is None:
         return state
+    import numpy as np
+
+    grown = None
     try:
-        state = state.replace(params=start_params(state.params, parent.params, args.from_))
+        params = parent.params
+        if getattr(args, "grow", False):
+            try:
+                params, grown = grow(params, state.params, np.random.default_rng(args.seed))
+            except ValueError as e:
+                raise ValueError(f"--from {args.from_} --grow: {e}") from None
+        state = state.replace(params=start_params(state.params, params, args.from_))
     except ValueError as e:
         ckpt.close()
         raise SystemExit(f"error: {e}") from None
     if is_main:
-        write_parent(args.out, args.from_, label, parent)
+        write_parent(args.out, args.from_, label, parent, grown)
     return state
+
+
+def grown_sizes(player: dict, run: dict, fields) -> dict | None:
+    """``{"from": ..., "to": ...}``: the player's and the run's values of the network ``fields``
+    where any differs (None where none does)."""
+    before = {k: player.get(k) for k in fields}
+    after = {k: run.get(k) for k in fields}
+    return None if before == after else {"from": before, "to": after}
 
 
 def inherited(network: dict, fields, defaults: dict) -> dict:
@@ -107,10 +138,13 @@ def inherited(network: dict, fields, defaults: dict) -> dict:
     return {k: network[k] for k in fields if k in network and k in defaults}
 
 
-def check_network(word: str, player: dict, run: dict, fields) -> None:
+def check_network(word: str, player: dict, run: dict, fields, grows=()) -> None:
     """``SystemExit`` naming the first of ``fields`` where the player's network config and the
-    run's differ (a field the player's config lacks is not compared)."""
+    run's differ (a field the player's config lacks is not compared; nor one of ``grows``, the
+    fields ``--grow`` enlarges and checks itself)."""
     for k in fields:
+        if k in grows:
+            continue
         if k in player and k in run and player[k] != run[k]:
             raise SystemExit(f"error: --from {word}: its network has {k} {player[k]!r}, this "
                              f"run's {run[k]!r} (drop the network flags to take the player's)")
@@ -153,10 +187,14 @@ def start_params(init_params, player_params, word: str = "the player"):
     return serialization.from_state_dict(init_params, tree)
 
 
-def write_parent(out: str, word: str, label: str, art: artifact.Artifact) -> dict:
-    """Record the run's parent in ``out/parent.json``; returns the record."""
+def write_parent(out: str, word: str, label: str, art: artifact.Artifact,
+                 grown: dict | None = None) -> dict:
+    """Record the run's parent in ``out/parent.json`` (and ``grown``, the network's sizes
+    before and after ``--grow``); returns the record."""
     record = {"from": word, "parent": label, "params_sha256": art.meta.get("params_sha256"),
               "lineage": dict(art.meta.get("lineage") or {})}
+    if grown:
+        record["grown"] = grown
     os.makedirs(out, exist_ok=True)
     write_atomic(os.path.join(out, PARENT), (json.dumps(record, indent=1, default=str)
                                              + "\n").encode())
@@ -268,6 +306,8 @@ def lineage(out: str, iteration: int, frames: str | int, **more: Any) -> dict:
         minutes=round(minutes + float(before.get("minutes") or 0.0), 3),
         frames=count + int(before.get("frames") or 0),
         ancestors=ancestors)
+    if parent and parent.get("grown"):
+        record["grown"] = parent["grown"]
     return record
 
 

@@ -22,6 +22,7 @@ from cardjax.agents import dmc as dmc_agent
 from cardjax.agents import pretrained
 from cardjax.commands import export as export_command
 from cardjax.commands.train import douzero, scrofazero
+from cardjax.nets import policy_value
 from cardjax.train import alphazero, continuation, dmc, runner
 
 TINY = {"num_envs": 4, "k": 64, "lstm": 16, "width": 32, "depth": 1, "head_width": 32,
@@ -130,6 +131,38 @@ def test_shape_mismatch_is_one_line(ddz_parent, tmp_path):
         douzero.main, QUIET + ["--from", "no-such-player", "--out", str(tmp_path / "y")])
 
 
+def test_grow_starts_a_larger_network_with_the_players_values(ddz_parent, tmp_path,
+                                                             monkeypatch):
+    out = str(tmp_path / "g")
+    seen = started(monkeypatch, douzero.main, QUIET + [
+        "--from", ddz_parent, "--grow", "--width", "64", "--depth", "2", "--head_depth", "3",
+        "--out", out])
+    state, config = seen["state"], seen["config"]
+    assert {k: config[k] for k in ("lstm", "width", "depth", "head_width", "head_depth")} == {
+        "lstm": 16, "width": 64, "depth": 2, "head_width": 32, "head_depth": 3}
+    env = cardjax.make("doudizhu")
+    value, params = agents.load_value(env, ddz_parent)
+    player = artifact.read(ddz_parent)
+    mine = jax.jit(dmc_agent.value_from_params(env, state.params, dmc.Config.from_dict(config),
+                                               k=player.meta["play"]["k"]))
+    value = jax.jit(value)
+    for seed in range(3):
+        s = env.init(jax.random.PRNGKey(seed))
+        np.testing.assert_allclose(np.asarray(mine(state.params, s)),
+                                   np.asarray(value(params, s)), rtol=1e-5, atol=1e-5)
+    grown = continuation.read_parent(out)["grown"]
+    assert grown["from"]["width"] == 32 and grown["to"]["width"] == 64
+    assert grown["from"]["head_depth"] == 2 and grown["to"]["head_depth"] == 3
+    assert continuation.lineage(out, 0, "frames")["grown"] == grown
+    # sizes that cannot grow so, and --grow without --from: one line, nothing written
+    text = one_line_exit(douzero.main, QUIET + ["--from", ddz_parent, "--grow", "--width", "48",
+                                                "--out", str(tmp_path / "h")])
+    assert "width 48 is not a multiple of the player's 32" in text
+    assert not os.path.exists(tmp_path / "h" / "checkpoints")
+    assert "--from" in one_line_exit(douzero.main, QUIET + ["--grow", "--out",
+                                                            str(tmp_path / "i")])
+
+
 def test_from_with_resume_is_refused(ddz_parent, tmp_path):
     text = one_line_exit(douzero.main, QUIET + ["--from", ddz_parent, "--resume",
                                                 "--out", str(tmp_path / "r")])
@@ -215,6 +248,17 @@ def test_scrofazero_from(tmp_path, monkeypatch):
     assert same_tree(seen["state"].params, params)
     text = one_line_exit(scrofazero.main, flags + ["--depth", "2", "--out", str(tmp_path / "b")])
     assert "depth 1" in text and "2" in text
+    # --grow: wider and deeper, the same logits and value
+    seen = started(monkeypatch, scrofazero.main, flags + ["--grow", "--width", "32", "--depth",
+                                                          "2", "--out", str(tmp_path / "c")])
+    big = alphazero.Config.from_dict(seen["config"])
+    obs = np.random.default_rng(0).integers(0, 2, (4, 434)).astype(np.float32)
+    small_out = policy_value.from_config(TINY_AZ.to_dict()).apply(params, obs)
+    big_out = policy_value.from_config(big.to_dict()).apply(seen["state"].params, obs)
+    for a, b in zip(small_out, big_out):
+        np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-4, atol=1e-3)
+    assert continuation.read_parent(str(tmp_path / "c"))["grown"]["to"] == {"width": 32,
+                                                                         "depth": 2}
 
 
 def test_run_totals_read_without_the_trainer(tmp_path):

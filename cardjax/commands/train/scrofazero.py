@@ -38,6 +38,7 @@ from cardjax import agents, artifact
 from cardjax.agents import scrofazero as scrofazero_agent
 from cardjax.cli import non_negative_int, positive_float, positive_int
 from cardjax.eval import arena
+from cardjax.nets import policy_value
 from cardjax.train import alphazero, continuation, run_config, runner
 
 # The recipe ``cardjax train alphazero --game gongzhu`` runs.
@@ -120,7 +121,13 @@ def resolve_config(args, parent=None) -> tuple[alphazero.Config, int | None]:
     if parent is not None:
         network = parent.meta["network"]
         defaults = {**defaults, **continuation.inherited(network, NETWORK + MEANING, defaults)}
-        continuation.check_network(args.from_, network, {**defaults, **typed}, NETWORK)
+        grows = policy_value.GROWS if args.grow else ()
+        continuation.check_network(args.from_, network, {**defaults, **typed}, NETWORK, grows)
+        if grows:
+            try:
+                policy_value.check_grow({**defaults, **network}, {**defaults, **typed})
+            except ValueError as e:
+                raise SystemExit(f"error: --from {args.from_} --grow: {e}") from None
     return run_config.resolve_config(
         args.out, args.resume, typed, defaults, alphazero.Config.from_dict,
         lambda saved: "it holds a run of another trainer" if "algorithm" in saved else None)
@@ -134,7 +141,12 @@ def main(argv=None) -> dict:
         parent, parent_label = continuation.load(args.from_, "scrofazero", alphazero.GAME)
     cfg, train, state, ckpt, is_main = runner.begin(
         args, lambda a: resolve_config(a, parent), alphazero.cached_train)
-    state = continuation.start(args, state, ckpt, is_main, parent, parent_label)
+    def grow(params, fresh, rng):
+        old, new = parent.meta["network"], cfg.to_dict()
+        return (policy_value.grow(params, fresh, old, new, rng),
+                continuation.grown_sizes(old, new, policy_value.GROWS))
+
+    state = continuation.start(args, state, ckpt, is_main, parent, parent_label, grow)
     if is_main:
         runner.announce("ScrofaZero", f"{cfg.num_envs} games/iteration, net "
                         f"{cfg.width}x{cfg.depth}", state.params, args.out)

@@ -70,3 +70,52 @@ def make_net(cfg, game) -> QNet:
     return QNet(history_steps=steps, history_size=size, lstm=cfg.lstm, width=cfg.width,
                 depth=cfg.depth, head_width=cfg.head_width, head_depth=cfg.head_depth,
                 obs_scale=game.feature_scale)
+
+
+GROWS = ("width", "depth", "head_width", "head_depth")  # what ``grow`` can enlarge
+
+
+def check_grow(old, new) -> tuple[int, int]:
+    """The width factors ``(trunk, head)`` of growing a network of sizes ``old`` into ``new``;
+    ``ValueError`` (one line) for a size that cannot grow so (see :func:`grow`)."""
+    from cardjax.nets import growth
+
+    if new["lstm"] != old["lstm"]:
+        raise ValueError(f"lstm {new['lstm']} differs from the player's {old['lstm']}")
+    cw = growth.factor(old["width"], new["width"], "width")
+    ch = growth.factor(old["head_width"], new["head_width"], "head_width")
+    deeper = growth.more(old["depth"], new["depth"], "depth")
+    growth.more(old["head_depth"], new["head_depth"], "head_depth")
+    if old["depth"] < 1 and (cw > 1 or deeper):
+        raise ValueError("a network without trunk layers (depth 0) cannot grow its trunk")
+    return cw, ch
+
+
+def grow(params, old, new, rng):
+    """``params`` of a :class:`QNet` of sizes ``old`` (a config's ``lstm width depth head_width
+    head_depth``) as a larger network of sizes ``new`` computing the same Q
+    (:mod:`cardjax.nets.growth`): widths by integer factors, new trunk and head layers as the
+    identity; the history LSTM is kept.  Leaves may have a leading axis (one network per
+    role).  ``ValueError`` (one line) for a size that cannot grow so."""
+    from cardjax.nets import growth
+
+    cw, ch = check_grow(old, new)
+    p = {k: dict(v) for k, v in params["params"].items()}
+    out = {k: v for k, v in p.items() if not k.startswith(("trunk_", "head_", "q"))}
+
+    def dense(name, c_in, c_out):
+        k, b = growth.widen_dense(p[name]["kernel"], p[name].get("bias"), c_in, c_out, rng)
+        out[name] = {"kernel": k} if b is None else {"kernel": k, "bias": b}
+
+    for i in range(old["depth"]):
+        dense(f"trunk_{i}", 1 if i == 0 else cw, cw)
+    for i in range(old["depth"], new["depth"]):  # after a ReLU: the identity passes it through
+        out[f"trunk_{i}"] = growth.identity(out[f"trunk_{old['depth'] - 1}"]["bias"])
+    dense("head_state", cw, ch)
+    dense("head_action", 1, ch)
+    for i in range(old["head_depth"] - 1):
+        dense(f"head_hidden_{i}", ch, ch)
+    for i in range(old["head_depth"] - 1, new["head_depth"] - 1):
+        out[f"head_hidden_{i}"] = growth.identity(out["head_state"]["bias"])
+    dense("q", ch, 1)
+    return {"params": out}
