@@ -32,9 +32,10 @@
 # LEASE_SEED (seed of the evaluation deals; default the date, e.g. 20261128: not a training seed),
 # LEASE_TINY=1 (CPU check of the script: tiny batches, a handful of deals), LEASE_FROM
 # ("NAME=DIR ...": continue the player artifact DIR, e.g. an earlier lease's unshipped one, in
-# place of the shipped NAME; the ladder still plays the shipped one), LEASE_GROW=0 (continue
-# whatever network the player has; by default Gongzhu trains the paper's 512 x 6 network, fresh
-# when the player it would continue has another: the 128 x 2 one stops gaining, issue 40).
+# place of the shipped NAME; the ladder still plays the shipped one), LEASE_GROW (Gongzhu trains
+# the paper's 512 x 6 network, as the 128 x 2 one stops gaining, issue 40: by default a smaller
+# player is grown into it, --from NAME --grow, keeping what it learned; LEASE_GROW=fresh trains
+# a fresh 512 x 6 network instead; LEASE_GROW=0 continues whatever network the player has).
 set -u
 cd "$(dirname "$0")/.."
 MINUTES=${1:-${MINUTES:-5}}
@@ -56,7 +57,7 @@ fi
 # them: its trainer's compile and its evaluation reserve; Tractor's trainer compiles in about
 # two minutes on a GPU), GPU sizes, baselines
 spec() {
-    GROW=""  # the network a lease trains: a shipped player of another shape is not continued
+    GROW=""  # the network a lease trains: a shipped player of another shape is grown into it
     case $1 in
         scrofazero-pretrained) GAME=gongzhu; RECIPE=scrofazero; WEIGHT=2; SLACK_P=140
             BASE="greed random"; SIZE="--num_envs 4096 --minibatch 8192"
@@ -123,20 +124,27 @@ print(int((t - m) * $DONE_S / $SLACK + m * $DONE_W / $WSUM))")
     run=$WORK/$p; dest=$OUT/$p; mkdir -p "$dest"
     say "== $p ($GAME, $RECIPE): $share min of training, slot ends at +$deadline s"
     train_limit=$((deadline - $(now) - RESERVE))
-    # continue the shipped player (or LEASE_FROM's artifact for it), or train a fresh network of
-    # the lease's shape (GROW) when that one has another (its player.json's "network")
+    # continue the shipped player (or LEASE_FROM's artifact for it); where that one has another
+    # network than the lease's shape (GROW, its player.json's "network"), grow it into that
+    # shape (LEASE_GROW=fresh: train a fresh network of that shape; 0: keep the player's)
     from=$p; src=cardjax/agents/pretrained/$p
     for kv in ${LEASE_FROM:-}; do [ "${kv%%=*}" = "$p" ] && from=${kv#*=} && src=${kv#*=}; done
     [ -f "$src/player.json" ] || { say "   $p: no player.json in $src, skipped"; continue; }
     INIT="--from $from"
-    if [ -n "$GROW" ] && [ "${LEASE_GROW:-1}" = 1 ]; then
+    growing=${LEASE_GROW:-grow}
+    if [ -n "$GROW" ] && [ "$growing" != 0 ]; then
         shape=$($PY -c "import json, sys
 net = json.load(open(sys.argv[1]))['network']
 want = dict(kv.split('=') for kv in sys.argv[2].split())
 print(' '.join(f'--{k} {v}' for k, v in want.items()) if any(str(net.get(k)) != v
       for k, v in want.items()) else '')" "$src/player.json" "$GROW")
-        [ -n "$shape" ] && INIT=$shape && say "   $from has another network than the" \
-            "lease's ($GROW): a fresh network, not a continuation"
+        if [ -n "$shape" ] && [ "$growing" = fresh ]; then
+            INIT=$shape && say "   $from has another network than the lease's ($GROW):" \
+                "a fresh network, not a continuation"
+        elif [ -n "$shape" ]; then
+            INIT="--from $from --grow $shape" && say "   $from grown into the lease's" \
+                "network ($GROW), computing what it computed"
+        fi
     fi
     # shellcheck disable=SC2206
     TRAIN=(train "$RECIPE" $INIT --minutes "$share" --iterations 1000000 --checkpoint_every 25

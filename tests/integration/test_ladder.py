@@ -179,9 +179,11 @@ def test_lease_script_passes_only_flags_its_commands_know(tmp_path):
                                LEASE_SECONDS="900", LEASE_EVAL_RESERVE="20")
     assert [c[0] for c in calls] == ["train", "ladder", "arena", "arena"] * 3, summary
     assert "--counterfactual" in calls[8] and "4096" in calls[0]
-    # Gongzhu's shipped 128 x 2 network is not continued: a fresh one of the paper's shape
-    assert "--from" not in calls[0] and calls[0][calls[0].index("--width") + 1] == "512"
-    assert "a fresh network, not a continuation" in summary
+    # Gongzhu's shipped 128 x 2 network is grown into the paper's shape
+    assert calls[0][calls[0].index("--from") + 1] == "scrofazero-pretrained"
+    assert "--grow" in calls[0] and calls[0][calls[0].index("--width") + 1] == "512"
+    assert calls[0][calls[0].index("--depth") + 1] == "6"
+    assert "grown into the lease's network" in summary
     assert calls[4][calls[4].index("--from") + 1] == "doudizhu-pretrained"
 
 
@@ -192,19 +194,24 @@ def _artifact(path, width, depth):
     return path
 
 
-@pytest.mark.parametrize("width, grow, continued", [(512, "1", True), (128, "1", False),
-                                                    (128, "0", True)])
+@pytest.mark.parametrize("width, grow, continued", [
+    (512, "grow", "as is"), (128, "grow", "grown"), (128, "fresh", "fresh"), (128, "0", "as is")])
 def test_lease_continues_lease_from_when_it_has_the_lease_shape(tmp_path, width, grow,
                                                                 continued):
-    """LEASE_FROM's artifact is continued in place of the shipped player when its network is
-    the lease's (512 x 6 for Gongzhu) or LEASE_GROW=0; otherwise a fresh network is trained.
-    The ladder still plays the shipped player."""
+    """LEASE_FROM's artifact is continued in place of the shipped player: as it is when its
+    network is the lease's (512 x 6 for Gongzhu) or LEASE_GROW=0, grown into the lease's by
+    default, a fresh network in its place with LEASE_GROW=fresh.  The ladder still plays the
+    shipped player."""
     art = _artifact(str(tmp_path / "earlier"), width, 6 if width == 512 else 2)
     calls, summary, _ = _lease(tmp_path, "scrofazero-pretrained", LEASE_TINY="0",
                                LEASE_PACK="0", LEASE_SECONDS="400", LEASE_EVAL_RESERVE="20",
                                LEASE_FROM=f"scrofazero-pretrained={art}", LEASE_GROW=grow)
     train, ladder = calls[0], calls[1]
-    assert (train[train.index("--from") + 1] == art) if continued else "--from" not in train
+    assert (train[train.index("--from") + 1] == art) if continued != "fresh" else (
+        "--from" not in train)
+    assert ("--grow" in train) == (continued == "grown")
+    if continued != "as is":
+        assert train[train.index("--width") + 1] == "512"
     assert ladder[ladder.index("--shipped") + 1] == "scrofazero-pretrained"
 
 
