@@ -185,6 +185,8 @@ def test_lease_script_passes_only_flags_its_commands_know(tmp_path):
     assert calls[0][calls[0].index("--depth") + 1] == "6"
     assert "grown into the lease's network" in summary
     assert calls[4][calls[4].index("--from") + 1] == "doudizhu-pretrained"
+    tractor = calls[8]  # grown into the wider network, its lineage's flags kept
+    assert "--grow" in tractor and tractor[tractor.index("--head_width") + 1] == "256"
 
 
 def _artifact(path, width, depth):
