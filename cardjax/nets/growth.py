@@ -65,9 +65,8 @@ def widen_dense(kernel, bias, c_in: int, c_out: int, rng) -> tuple:
 
 
 def identity(like: np.ndarray) -> dict:
-    """A dense layer ``{"kernel", "bias"}`` that passes its ``n`` inputs through, ``n`` the last
-    axis of ``like`` and its leading axes those of ``like``'s kernel-less axes (a bias's shape:
-    ``like [..., n]`` gives a kernel ``[..., n, n]``)."""
+    """A dense layer ``{"kernel", "bias"}`` that passes its ``n`` inputs through, shaped as a
+    layer whose bias is ``like [..., n]`` (kernel ``[..., n, n]``, leading axes kept)."""
     like = np.asarray(like)
     n = like.shape[-1]
     kernel = np.broadcast_to(np.eye(n, dtype=like.dtype), like.shape[:-1] + (n, n)).copy()

@@ -96,26 +96,28 @@ def check(art: artifact.Artifact, word: str, kind: str | None, game: str | None)
         raise SystemExit(f"error: --from {word}: a player of {art.game}, not {game}")
 
 
-def start(args, state, ckpt, is_main: bool, parent, label: str | None, grow=None):
+def start(args, state, ckpt, is_main: bool, parent, label: str | None, net=None,
+          network: dict | None = None):
     """A new run's ``state`` with the parameters of the player ``--from`` named (``parent``, from
     :func:`load`; ``state`` unchanged without one), the parent recorded in the run directory;
     ``SystemExit`` with one line (the checkpoints closed) when the parameter trees differ.
-    With ``--grow``, ``grow(player_params, fresh_params, rng) -> (params, grown)`` first grows the
-    player's parameters into the run's sizes (``grown``: the sizes before and after, recorded)."""
+    With ``--grow``, the player's parameters are first grown into the run's ``network`` (its
+    config) by the network module ``net`` (its ``grow`` and ``GROWS``), the sizes before and
+    after recorded with the parent."""
     if is_main:
         record_command(args.out, bool(getattr(args, "resume", False)))
     if parent is None:
         return state
     import numpy as np
 
-    grown = None
+    params, grown = parent.params, None
     try:
-        params = parent.params
         if getattr(args, "grow", False):
-            try:
-                params, grown = grow(params, state.params, np.random.default_rng(args.seed))
-            except ValueError as e:
-                raise ValueError(f"--from {args.from_} --grow: {e}") from None
+            old = parent.meta["network"]
+            params = net.grow(params, state.params, old, network,
+                              np.random.default_rng(args.seed))
+            before, after = ({k: c.get(k) for k in net.GROWS} for c in (old, network))
+            grown = {"from": before, "to": after} if before != after else None
         state = state.replace(params=start_params(state.params, params, args.from_))
     except ValueError as e:
         ckpt.close()
@@ -125,29 +127,28 @@ def start(args, state, ckpt, is_main: bool, parent, label: str | None, grow=None
     return state
 
 
-def grown_sizes(player: dict, run: dict, fields) -> dict | None:
-    """``{"from": ..., "to": ...}``: the player's and the run's values of the network ``fields``
-    where any differs (None where none does)."""
-    before = {k: player.get(k) for k in fields}
-    after = {k: run.get(k) for k in fields}
-    return None if before == after else {"from": before, "to": after}
-
-
 def inherited(network: dict, fields, defaults: dict) -> dict:
     """The player's values of ``fields`` that the command knows (``defaults``' keys)."""
     return {k: network[k] for k in fields if k in network and k in defaults}
 
 
-def check_network(word: str, player: dict, run: dict, fields, grows=()) -> None:
+def check_network(word: str, player: dict, run: dict, fields, net=None,
+                  grow: bool = False) -> None:
     """``SystemExit`` naming the first of ``fields`` where the player's network config and the
-    run's differ (a field the player's config lacks is not compared; nor one of ``grows``, the
-    fields ``--grow`` enlarges and checks itself)."""
+    run's differ (a field the player's config lacks is not compared).  With ``grow``, the fields
+    the network module ``net`` can enlarge (``GROWS``) may differ as its ``check_grow`` allows."""
+    grows = net.GROWS if grow else ()
     for k in fields:
         if k in grows:
             continue
         if k in player and k in run and player[k] != run[k]:
             raise SystemExit(f"error: --from {word}: its network has {k} {player[k]!r}, this "
                              f"run's {run[k]!r} (drop the network flags to take the player's)")
+    if grows:
+        try:
+            net.check_grow({**run, **player}, run)
+        except ValueError as e:
+            raise SystemExit(f"error: --from {word} --grow: {e}") from None
 
 
 def _flat(tree) -> dict:

@@ -38,7 +38,7 @@ def roles(init, n=3):
 def grown_q():
     obs, act = q_inputs()
     small = roles(lambda k: jax.device_get(qnet(SMALL_Q).init(jax.random.PRNGKey(k), obs, act)))
-    big = q_net.grow(small, SMALL_Q, BIG_Q, np.random.default_rng(0))
+    big = q_net.grow(small, None, SMALL_Q, BIG_Q, np.random.default_rng(0))
     return small, big
 
 

@@ -121,13 +121,8 @@ def resolve_config(args, parent=None) -> tuple[alphazero.Config, int | None]:
     if parent is not None:
         network = parent.meta["network"]
         defaults = {**defaults, **continuation.inherited(network, NETWORK + MEANING, defaults)}
-        grows = policy_value.GROWS if args.grow else ()
-        continuation.check_network(args.from_, network, {**defaults, **typed}, NETWORK, grows)
-        if grows:
-            try:
-                policy_value.check_grow({**defaults, **network}, {**defaults, **typed})
-            except ValueError as e:
-                raise SystemExit(f"error: --from {args.from_} --grow: {e}") from None
+        continuation.check_network(args.from_, network, {**defaults, **typed}, NETWORK,
+                                   policy_value, args.grow)
     return run_config.resolve_config(
         args.out, args.resume, typed, defaults, alphazero.Config.from_dict,
         lambda saved: "it holds a run of another trainer" if "algorithm" in saved else None)
@@ -141,12 +136,8 @@ def main(argv=None) -> dict:
         parent, parent_label = continuation.load(args.from_, "scrofazero", alphazero.GAME)
     cfg, train, state, ckpt, is_main = runner.begin(
         args, lambda a: resolve_config(a, parent), alphazero.cached_train)
-    def grow(params, fresh, rng):
-        old, new = parent.meta["network"], cfg.to_dict()
-        return (policy_value.grow(params, fresh, old, new, rng),
-                continuation.grown_sizes(old, new, policy_value.GROWS))
-
-    state = continuation.start(args, state, ckpt, is_main, parent, parent_label, grow)
+    state = continuation.start(args, state, ckpt, is_main, parent, parent_label, policy_value,
+                               cfg.to_dict())
     if is_main:
         runner.announce("ScrofaZero", f"{cfg.num_envs} games/iteration, net "
                         f"{cfg.width}x{cfg.depth}", state.params, args.out)

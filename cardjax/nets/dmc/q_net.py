@@ -91,12 +91,13 @@ def check_grow(old, new) -> tuple[int, int]:
     return cw, ch
 
 
-def grow(params, old, new, rng):
+def grow(params, fresh, old, new, rng):
     """``params`` of a :class:`QNet` of sizes ``old`` (a config's ``lstm width depth head_width
     head_depth``) as a larger network of sizes ``new`` computing the same Q
     (:mod:`cardjax.nets.growth`): widths by integer factors, new trunk and head layers as the
     identity; the history LSTM is kept.  Leaves may have a leading axis (one network per
-    role).  ``ValueError`` (one line) for a size that cannot grow so."""
+    role).  ``fresh`` (an initialized network of the new sizes) is not needed: every new layer
+    starts as the identity.  ``ValueError`` (one line) for a size that cannot grow so."""
     from cardjax.nets import growth
 
     cw, ch = check_grow(old, new)

@@ -124,14 +124,9 @@ def resolve_config(args, defaults: dict, parent=None) -> tuple[Config, int | Non
         fields = network_fields(defaults["game"])
         defaults = {**defaults, **continuation.inherited(parent.meta["network"],
                                                          fields + MEANING, defaults)}
-        grows = q_net.GROWS if getattr(args, "grow", False) else ()
         continuation.check_network(args.from_, _shape(parent.meta["network"]),
-                                   _shape({**defaults, **typed}), fields + ("oracle",), grows)
-        if grows:
-            try:
-                q_net.check_grow({**defaults, **parent.meta["network"]}, {**defaults, **typed})
-            except ValueError as e:
-                raise SystemExit(f"error: --from {args.from_} --grow: {e}") from None
+                                   _shape({**defaults, **typed}), fields + ("oracle",), q_net,
+                                   getattr(args, "grow", False))
     if typed.get("init_from") and os.path.isdir(typed["init_from"]):
         typed["init_from"] = os.path.abspath(typed["init_from"])  # a run directory
     game = defaults["game"]
@@ -145,14 +140,6 @@ def resolve_config(args, defaults: dict, parent=None) -> tuple[Config, int | Non
 
     return run_config.resolve_config(args.out, args.resume, typed, defaults, Config.from_dict,
                                  check_saved)
-
-
-def grow(parent, cfg: Config, params, rng) -> tuple:
-    """``(params, grown)``: the ``parent`` player's ``params`` grown into ``cfg``'s network
-    (:func:`cardjax.nets.dmc.q_net.grow`) and the sizes before and after."""
-    old, new = parent.meta["network"], cfg.to_dict()
-    return (q_net.grow(params, old, new, rng),
-            continuation.grown_sizes(old, new, q_net.GROWS))
 
 
 def export_player(cfg: Config, out: str) -> Callable:
@@ -194,8 +181,8 @@ def main(args, defaults: dict, make_evaluate: Callable, *, label: str, eval_name
     cfg, train, state, ckpt, is_main = runner.begin(
         args, lambda a: resolve_config(a, defaults, parent),
         lambda c, mesh: cached_train(c, mesh, load_player))
-    state = continuation.start(args, state, ckpt, is_main, parent, parent_label,
-                               grow=lambda p, fresh, rng: grow(parent, cfg, p, rng))
+    state = continuation.start(args, state, ckpt, is_main, parent, parent_label, q_net,
+                               cfg.to_dict())
     if is_main:
         runner.announce(label, f"{cfg.num_envs} games/iteration, {cfg.num_roles} net(s), "
                         f"k={cfg.k}, reward {cfg.reward}", state.params, args.out)
