@@ -73,7 +73,8 @@ def export(source, name: str, command: str | None = None, device: str | None = N
     ``name`` (or the network ``name``, where it is one a search uses); returns its description.
     ``command`` / ``device``: what trained it (default: the source's lineage); ``bids``: the bid
     module's settings at a Dou Dizhu table with an auction (``{"strength": -4}``; default: the
-    rule player's bids); ``half``: store the parameters at float16 (half the file)."""
+    rule player's bids); ``half``: store the parameters at float16 (half the file); a source
+    stored at float16 stays so (writing it at float32 would double the file, not its precision)."""
     if isinstance(source, artifact.Artifact):
         art = source
     else:
@@ -90,6 +91,7 @@ def export(source, name: str, command: str | None = None, device: str | None = N
         play["bids"] = bids
     meta = dict(art.meta, name=name, lineage=lineage, play=play)
     _NAMES.pop(directory, None)
+    half = half or art.meta.get("precision") == "float16"
     return artifact.write(path(name, directory), meta, art.params, half=half)
 
 

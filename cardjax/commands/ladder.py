@@ -157,10 +157,28 @@ def _fmt(r: dict) -> str:
     return f"{r['mean']:+.3f} ± {r['stderr']:.3f} ({r['deals']} deals, seed {r['seed']})"
 
 
+def _parent(parent) -> str:
+    """A parent as the repository names it: a path under the working directory made relative
+    (the row is read on other machines)."""
+    parent = str(parent)
+    if os.path.isabs(parent) and parent.startswith(os.getcwd() + os.sep):
+        return os.path.relpath(parent)
+    return parent
+
+
+def _amount(value, unit: str, scale: float = 1.0, suffix: str = "") -> str:
+    try:
+        return f"{float(value) / scale:,.{1 if suffix else 0}f}{suffix} {unit}"
+    except (TypeError, ValueError):
+        return f"? {unit}"
+
+
 def ladder_row(date: str, player: str, head: dict, baselines: dict, lineage: dict) -> str:
     vs = "; ".join(f"{name} {_fmt(r)}" for name, r in baselines.items()) or "not measured"
-    lin = (f"parent {lineage.get('parent')}, {lineage.get('minutes', '?')} min, "
-           f"{lineage.get('frames', '?')} frames, {lineage.get('device') or '?'}")
+    lin = (f"parent {_parent(lineage.get('parent'))}, "
+           f"{_amount(lineage.get('minutes'), 'min')} and "
+           f"{_amount(lineage.get('frames'), 'frames', 1e6, ' M')} in the lineage, "
+           f"{lineage.get('device') or '?'}")
     return f"| {date} | `{player}` | {_fmt(head)} | {vs} | {lin} |"
 
 

@@ -63,6 +63,24 @@ def test_parameters_stored_at_half_precision_read_back_as_float32(tmp_path):
     assert "precision" not in again
 
 
+def test_a_player_stored_at_half_precision_is_exported_at_half(tmp_path):
+    """A float16 player exported again (``cardjax ladder --ship``, ``cardjax export``) keeps its
+    precision: float32 would double the file and add nothing; the parameters are the same."""
+    from cardjax.agents import pretrained
+
+    meta = artifact.describe("dmc", "tractor", network={})
+    weights = {"w": np.linspace(-3, 3, 1000, dtype=np.float32)}
+    artifact.write(str(tmp_path / "half"), meta, weights, half=True)
+    artifact.write(str(tmp_path / "full"), meta, weights)
+    shipped = {src: pretrained.export(str(tmp_path / src), "p_" + src,
+                                      directory=str(tmp_path / "ship"))
+               for src in ("half", "full")}
+    assert shipped["half"]["precision"] == "float16" and "precision" not in shipped["full"]
+    again = artifact.read(str(tmp_path / "ship" / "p_half"))
+    np.testing.assert_array_equal(again.params["w"],
+                                  artifact.read(str(tmp_path / "half")).params["w"])
+
+
 def test_a_half_written_or_mixed_directory_never_reads_as_valid(tmp_path):
     _write(tmp_path / "p")
     other = tmp_path / "q"
