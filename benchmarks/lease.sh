@@ -71,8 +71,8 @@ spec() {
             SIZE="--num_envs 2048 --minibatch 8192 --train_forced false --consequences true
                   --counterfactual 1.0 --after_states 16 --rollouts true --after_rollouts true
                   --lam 0.5 --lam_kinds follow --epsilon 0.015 --gamma 0.95"
-            # its network grown (2026-12-05: the wider one's own follows gained, the 128 x 64 one's
-            # had stopped)
+            # the wider network the shipped player has had since 2026-12-05 (the 128 x 64 one
+            # had stopped gaining); an older player of the smaller shape is grown into it
             GROW="width=256 head_width=256" ;;
         *) return 1 ;;
     esac

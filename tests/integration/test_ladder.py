@@ -105,6 +105,20 @@ def test_ladder_row_is_appended_under_its_section(tmp_path):
     assert text.index("2026-11-29") > text.index("2026-11-28")
 
 
+def test_ladder_row_names_the_parent_as_the_repository_does(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    head = {"mean": 0.026, "stderr": 0.0098, "deals": 4096, "seed": 9}
+    parent = os.path.join(str(tmp_path), "benchmarks", "cand")
+    row = ladder.ladder_row("2026-12-05", "tractor-pretrained", head, {},
+                            {"parent": parent, "minutes": 520.474, "frames": 43906346,
+                             "device": "2-core CPU"})
+    assert row.endswith("| parent benchmarks/cand, 520 min and 43.9 M frames in the lineage, "
+                        "2-core CPU |")
+    assert "not measured" in row and str(tmp_path) not in row
+    outside = ladder.ladder_row("d", "p", head, {}, {"parent": "/elsewhere/x"})
+    assert "parent /elsewhere/x, ? min and ? frames in the lineage, ? |" in outside
+
+
 def _lease(tmp_path, players, parse=True, **extra):
     """benchmarks/lease.sh with the stand-in python (tests/integration/lease_python.py): the
     calls it made, each parsed with its command's own parser unless ``parse`` is false (a flag
@@ -185,8 +199,9 @@ def test_lease_script_passes_only_flags_its_commands_know(tmp_path):
     assert calls[0][calls[0].index("--depth") + 1] == "6"
     assert "grown into the lease's network" in summary
     assert calls[4][calls[4].index("--from") + 1] == "doudizhu-pretrained"
-    tractor = calls[8]  # grown into the wider network, its lineage's flags kept
-    assert "--grow" in tractor and tractor[tractor.index("--head_width") + 1] == "256"
+    tractor = calls[8]  # the shipped player has the lease's shape: continued as it is
+    assert tractor[tractor.index("--from") + 1] == "tractor-pretrained"
+    assert "--grow" not in tractor and "--head_width" not in tractor
 
 
 def _artifact(path, width, depth):
