@@ -111,12 +111,14 @@ def test_a_search_player_exports_as_its_settings(tmp_path):
 
 
 def test_the_shipped_files_are_small():
-    """Every player and network the package ships, under 12 MiB (the search player's networks
-    are stored at half precision)."""
+    """Every player and network the package ships, under 24 MiB: small enough to commit and to
+    put in a wheel, with room for the paper's 512 x 6 Gongzhu network at half precision (6.8 MB)
+    beside the 11.7 MB shipped now (the Tractor player and the search player's networks are
+    stored at half precision)."""
     shipped = [n for g in cardjax.GAMES for n in pretrained.names(g) + pretrained.networks(g)]
     total = sum(os.path.getsize(os.path.join(pretrained.path(n), f))
                 for n in shipped for f in os.listdir(pretrained.path(n)))
-    assert len(shipped) == 6 and total < 12 * 2 ** 20
+    assert len(shipped) == 6 and total < 24 * 2 ** 20
 
 
 def _maps() -> int:
