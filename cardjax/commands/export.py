@@ -12,7 +12,8 @@ the command that trained it, device, date, parent, bid module; ``params.msgpack`
 newest checkpoint), or an artifact directory (a run's ``player/``).  ``--command`` / ``--device``
 default to what the artifact records.  ``--bids strength=C``: at a Dou Dizhu table with an
 auction, bid by hand strength with cutoff C (default: the rule player's bids).  ``--half``:
-store the parameters at float16, half the file (they play in float32).  ``--average P ...``: the
+store the parameters at float16, half the file (they play in float32); a player stored at
+float16 is exported at float16 without it.  ``--average P ...``: the
 parameters are the mean of ``--run``'s and those of the players P (run or artifact directories,
 shipped names) of the same network config, e.g. snapshots of one run
 (:mod:`cardjax.train.averaging`); the lineage is ``--run``'s, with the others under
@@ -50,7 +51,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                         "(with --game)")
     p.add_argument("--game", choices=cardjax.GAMES, help="the game of a --search player")
     p.add_argument("--half", action="store_true",
-                   help="store the parameters at float16 (half the file; played in float32)")
+                   help="store the parameters at float16 (half the file; played in float32; a "
+                        "player stored at float16 stays so without it)")
     p.add_argument("--average", nargs="+", default=None, metavar="PLAYER",
                    help="export the mean of --run's parameters and these players' (run or "
                    "artifact directories, shipped names; the same network config)")
