@@ -204,8 +204,9 @@ def run_kind(config: dict) -> str:
 def from_run(path: str, iteration: int | None = None) -> Artifact:
     """The artifact of a training run directory at ``iteration`` (default: its newest
     checkpoint): the run's ``player/`` artifact where it was written at that iteration (trainers
-    write it at each evaluation); else the checkpoint's parameters (or, with no ``iteration``,
-    a corpus trainer's ``best.msgpack``), read without the trainer's code."""
+    write it at each evaluation) or, with no ``iteration``, where it is a corpus trainer's best
+    network (beside its ``best.msgpack``, whatever checkpoint is newer); else the checkpoint's
+    parameters (or, with no ``iteration``, ``best.msgpack``), read without the trainer's code."""
     import jax
     import numpy as np
     from flax import serialization
@@ -213,10 +214,13 @@ def from_run(path: str, iteration: int | None = None) -> Artifact:
     from cardjax.checkpoint import Checkpoints, find_run
 
     run = find_run(path)
+    exported = os.path.join(run, "player")
+    if iteration is None and os.path.isfile(os.path.join(run, "best.msgpack")) and is_artifact(
+            exported):  # a corpus trainer's best network, written with its own iteration
+        return read(exported)
     ckpt = Checkpoints(run)
     try:
         step = ckpt.latest() if iteration is None else iteration
-        exported = os.path.join(run, "player")
         if is_artifact(exported):
             art = read(exported)
             if art.meta.get("lineage", {}).get("iteration") == step or (

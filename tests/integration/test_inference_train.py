@@ -133,7 +133,23 @@ def test_it_learns_more_than_the_baseline(script, if_corpus, tmp_path):
 def test_a_resumed_run_is_the_uninterrupted_one(script, if_corpus, tmp_path):
     common = ["--corpus", if_corpus, "--eval_every", "1", "--eval_games", "8"] + SMALL
     full, _ = conftest.assert_corpus_run_resumes(script.main, common, tmp_path)
-    assert len(json.load(open(os.path.join(full, "eval.json")))["evaluations"]) == 3
+    evals = json.load(open(os.path.join(full, "eval.json")))["evaluations"]
+    assert len(evals) == 3
+    # the run's network is its best one, named by the best one's iteration even where a newer
+    # checkpoint stands beside it (the player below says the best came at iteration 1)
+    from cardjax import artifact
+
+    best = min(evals, key=lambda e: e["mean"])["iteration"]
+    art = artifact.from_run(full)
+    assert art.meta["lineage"]["iteration"] == best
+    player = os.path.join(full, "player")
+    meta = artifact.read_meta(player)
+    artifact.write(player, dict(meta, lineage=dict(meta["lineage"], iteration=1)), art.params)
+    assert artifact.from_run(full).meta["lineage"]["iteration"] == 1
+    stored = serialization.msgpack_restore(open(os.path.join(full, "best.msgpack"), "rb").read())
+    for a, b in zip(jax.tree_util.tree_leaves(artifact.from_run(full).params),
+                    jax.tree_util.tree_leaves(stored)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 
 
 def test_a_dou_dizhu_corpus_trains(tmp_path, capsys):
