@@ -139,6 +139,15 @@ def parse_args(argv=None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def inherited_play(shipped: dict, candidate: dict) -> dict:
+    """The play settings of the shipped player (its description ``shipped``) that the candidate
+    (``candidate``) does not set: it plays and ships with them, so a network continued from the
+    shipped one keeps what the shipped one plays with (a Dou Dizhu player's bids, a ScrofaZero
+    player's worlds from ``inference=NAME``); the candidate's own settings win."""
+    own = candidate.get("play") or {}
+    return {k: v for k, v in (shipped.get("play") or {}).items() if k not in own}
+
+
 def _candidate_meta(word: str) -> dict:
     from cardjax import artifact
 
@@ -222,13 +231,17 @@ def main(argv=None) -> dict:
     print(seed_note)
     env = cardjax.make(args.game)
 
-    def agent(spec):
+    def agent(spec, **options):
         try:
-            return agents.load(env, spec)
+            return agents.load(env, spec, **options)
         except ValueError as e:
             raise SystemExit(f"error: {' '.join(str(e).split())}") from None
 
-    cand = agent(args.candidate)
+    inherited = inherited_play(pretrained.info(args.shipped, directory), meta)
+    if inherited:
+        print("the candidate plays with the shipped player's settings it does not set: "
+              + ", ".join(f"{k}={v}" for k, v in sorted(inherited.items())))
+    cand = agent(args.candidate, **{k: v for k, v in inherited.items() if k != "bids"})
     shipped = pretrained.load(env, args.shipped, directory)
 
     def match(b):
@@ -254,12 +267,9 @@ def main(argv=None) -> dict:
     if ok and args.ship:
         from cardjax.train import continuation
 
-        old = pretrained.info(args.shipped, directory)
         art = continuation.read_player(args.candidate)
-        bids = None
-        if (old.get("play") or {}).get("bids") and not (art.meta.get("play") or {}).get("bids"):
-            bids = old["play"]["bids"]
-        written = pretrained.export(art, args.shipped, bids=bids, directory=directory)
+        art = art._replace(meta=dict(art.meta, play={**inherited, **(art.meta.get("play") or {})}))
+        written = pretrained.export(art, args.shipped, directory=directory)
         row = ladder_row(datetime.date.today().isoformat(), args.shipped, head, against,
                          dict(written.get("lineage") or {}))
         append_row(args.doc, row)

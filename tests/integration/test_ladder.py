@@ -89,6 +89,19 @@ def test_ladder_refuses_a_player_that_does_not_beat_the_shipped_one(tmp_path):
     assert doc.read_text() == "# Pretrained players\n"
 
 
+def test_a_candidate_plays_and_ships_with_the_shipped_players_settings_it_lacks():
+    """A network continued from the shipped player (a lease's) keeps what the shipped one plays
+    with -- ScrofaZero's worlds from its card-location network, a Dou Dizhu player's bids --
+    and its own settings win."""
+    shipped = {"play": {"inference": "gongzhu-inference", "worlds": 9}}
+    assert ladder.inherited_play(shipped, {}) == {"inference": "gongzhu-inference", "worlds": 9}
+    assert ladder.inherited_play(shipped, {"play": {"worlds": 27}}) == {
+        "inference": "gongzhu-inference"}
+    assert ladder.inherited_play({"play": {}}, {"play": {"b": 3}}) == {}
+    assert ladder.inherited_play(pretrained.info("doudizhu-pretrained"), {}) == {
+        "k": 512, "bids": {"strength": -8.0}}
+
+
 def test_ladder_row_is_appended_under_its_section(tmp_path):
     doc = tmp_path / "p.md"
     doc.write_text("# P\n\n## Ladder\n\nthe rule.\n\n## Other\n\ntext\n")
