@@ -86,7 +86,8 @@ _ACTS: dict = {}  # (env, network, play settings) -> act: one function, one comp
 
 def agent_from_params(env, params, config: dict, name: str = "scrofazero", **options):
     """The hidden-information player of a network of ``config`` (a run's config as a dict:
-    ``width``, ``depth``, ``target_beta``); ``options`` override :data:`PLAY_DEFAULTS`.
+    ``width``, ``depth``, ``target_beta``); ``options`` override :data:`PLAY_DEFAULTS`
+    (``inference="none"`` turns off a card-location network the artifact names).
 
     Players of the same network shape and play settings share one ``act``, jitted as
     ``cardjax.agents.load`` returns it (it takes the params as an argument): a match compiled
@@ -96,6 +97,8 @@ def agent_from_params(env, params, config: dict, name: str = "scrofazero", **opt
     if unknown:
         raise ValueError(f"unknown play options {sorted(unknown)}; known: {sorted(PLAY_DEFAULTS)}")
     opts = {**PLAY_DEFAULTS, **options}
+    if str(opts["inference"]).lower() == "none":  # a word's inference=none: the sampled worlds
+        opts["inference"] = None
     key = (repr(env), config["width"], config["depth"], float(config["target_beta"]),
            tuple(sorted(opts.items())))
     if opts["inference"] is not None:  # its worlds come from a network read from disk
