@@ -25,6 +25,7 @@ def test_every_shipped_player_is_played_here_and_networks_are_not_players():
     shipped = {n for g in cardjax.GAMES for n in pretrained.names(g)}
     assert shipped == {case[1] for case in CASES}
     assert set(pretrained.networks("doudizhu")) == {"doudizhu-value", "doudizhu-inference"}
+    assert set(pretrained.networks("gongzhu")) == {"gongzhu-inference"}
     assert not set(pretrained.networks("doudizhu")) & set(agents.baselines("doudizhu"))
     with pytest.raises(ValueError, match="network is not a card player"):
         agents.load(cardjax.make("doudizhu"), pretrained.path("doudizhu-value"))
@@ -61,6 +62,20 @@ def test_the_arenas_play_options_reach_a_shipped_player_named_on_the_command_lin
     arena_options = dict(worlds=27, sampling="uniform", iec=False, b=30)
     agents.load(env, "scrofazero-pretrained:b=40", **arena_options)
     assert {k: seen[k] for k in arena_options} == dict(arena_options, b=40)
+    # its worlds come from the card-location network shipped beside it, unless a word says
+    assert seen["inference"] == "gongzhu-inference"
+    agents.load(env, "scrofazero-pretrained:inference=oracle")
+    assert seen["inference"] == "oracle"
+    monkeypatch.undo()  # the real player: inference=none draws the stratified worlds again
+    from cardjax.agents.scrofazero import PLAY_DEFAULTS, agent_from_params
+
+    made = {}
+    monkeypatch.setattr(scrofazero, "make_agent", lambda *a, **kw: made.update(kw) or
+                        agents.Agent("x", None, None))
+    monkeypatch.setattr(agents, "compiled", lambda player: player)
+    monkeypatch.setattr(scrofazero, "_ACTS", {})
+    agent_from_params(env, None, {"width": 1, "depth": 1, "target_beta": 0.1}, inference="none")
+    assert made["inference"] is None and made["sampling"] == PLAY_DEFAULTS["sampling"]
     dmc = agents.load(cardjax.make("doudizhu"), "doudizhu-pretrained", **arena_options)
     assert dmc.name == "doudizhu-pretrained"
 
@@ -113,12 +128,12 @@ def test_a_search_player_exports_as_its_settings(tmp_path):
 def test_the_shipped_files_are_small():
     """Every player and network the package ships, under 24 MiB: small enough to commit and to
     put in a wheel, with room for the paper's 512 x 6 Gongzhu network at half precision (6.8 MB)
-    beside the 11.7 MB shipped now (the Tractor player and the search player's networks are
+    beside the 13.9 MB shipped now (the Tractor player and the search players' networks are
     stored at half precision)."""
     shipped = [n for g in cardjax.GAMES for n in pretrained.names(g) + pretrained.networks(g)]
     total = sum(os.path.getsize(os.path.join(pretrained.path(n), f))
                 for n in shipped for f in os.listdir(pretrained.path(n)))
-    assert len(shipped) == 6 and total < 24 * 2 ** 20
+    assert len(shipped) == 7 and total < 24 * 2 ** 20
 
 
 def _maps() -> int:
