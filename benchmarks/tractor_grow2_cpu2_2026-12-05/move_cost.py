@@ -1,8 +1,9 @@
-"""A shipped Tractor player's cost a move as the web table pays it: ``act`` on one state (jitted
-once), every seat played by the player through whole games; milliseconds per call after the
-first game (its compile), median and largest.
+"""A shipped player's cost a move as the web table pays it: ``act`` on one state (jitted once),
+every seat played by the player through whole games; milliseconds per call after the first game
+(its compile), median and largest.  Tractor unless ``--game G`` comes first.
 
     python benchmarks/tractor_grow2_cpu2_2026-12-05/move_cost.py tractor-pretrained OTHER_DIR
+    python benchmarks/tractor_grow2_cpu2_2026-12-05/move_cost.py --game gongzhu scrofazero-pretrained
 """
 
 import json
@@ -15,10 +16,14 @@ import numpy as np
 import cardjax
 from cardjax import agents
 
-env = cardjax.make("tractor")
+words = sys.argv[1:]
+game = "tractor"
+if words[:1] == ["--game"]:
+    game, words = words[1], words[2:]
+env = cardjax.make(game)
 step = jax.jit(env.step)
 out = {}
-for word in sys.argv[1:]:
+for word in words:
     player = agents.load(env, word)
     times, first = [], None
     for game in range(3):
