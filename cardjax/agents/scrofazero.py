@@ -101,8 +101,10 @@ def agent_from_params(env, params, config: dict, name: str = "scrofazero", **opt
         opts["inference"] = None
     key = (repr(env), config["width"], config["depth"], float(config["target_beta"]),
            tuple(sorted(opts.items())))
-    if opts["inference"] is not None:  # its worlds come from a network read from disk
-        key = None
+    from cardjax import artifact
+
+    if opts["inference"] is not None and not artifact.shipped(str(opts["inference"])):
+        key = None  # its worlds come from a run's network, read from disk each time
     if key is None or key not in _ACTS:
         agent = make_agent(env, _net(config).apply, params, target_beta=config["target_beta"],
                            name=name, **opts)

@@ -241,6 +241,8 @@ def main(argv=None) -> dict:
     if inherited:
         print("the candidate plays with the shipped player's settings it does not set: "
               + ", ".join(f"{k}={v}" for k, v in sorted(inherited.items())))
+    # bids are no load option: a player reads them from its description at a table with an
+    # auction, so they reach the candidate with the export below
     cand = agent(args.candidate, **{k: v for k, v in inherited.items() if k != "bids"})
     shipped = pretrained.load(env, args.shipped, directory)
 

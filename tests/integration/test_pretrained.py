@@ -80,6 +80,19 @@ def test_the_arenas_play_options_reach_a_shipped_player_named_on_the_command_lin
     assert dmc.name == "doudizhu-pretrained"
 
 
+def test_the_shipped_gongzhu_player_is_one_compiled_act_however_often_it_is_loaded():
+    """Its worlds come from a shipped network, which does not change while a process runs: every
+    load of it shares one ``act`` (one compile), as a player with stratified worlds does."""
+    from cardjax.agents import scrofazero
+
+    env = cardjax.make("gongzhu")
+    params, config = scrofazero.load_params(pretrained.path("scrofazero-pretrained"))
+    a, b = (scrofazero.agent_from_params(env, params, config, inference="gongzhu-inference")
+            for _ in range(2))
+    assert a.act is b.act
+    assert scrofazero.agent_from_params(env, params, config, inference="none").act is not a.act
+
+
 def test_the_search_player_plays_as_measured_and_only_where_its_networks_were_trained(
         monkeypatch):
     """``doudizhu-search`` is PIMC with its recorded settings, the arena's options for trained
