@@ -102,6 +102,28 @@ def test_a_candidate_plays_and_ships_with_the_shipped_players_settings_it_lacks(
         "k": 512, "bids": {"strength": -8.0}}
 
 
+def test_ship_refuses_a_candidate_whose_play_names_a_local_directory(tmp_path):
+    """A shipped player naming ``runs/...`` would not load on another machine: ``--ship`` says
+    which setting and how to export it, before a deal is played."""
+    from cardjax import artifact
+
+    net = tmp_path / "inference_run"
+    net.mkdir()
+    sz = artifact.read(artifact.shipped("scrofazero-pretrained"))
+    cand = tmp_path / "cand"
+    artifact.write(str(cand), dict(sz.meta, play={"inference": str(net), "worlds": 18}), sz.params)
+    assert ladder.local_paths({"inference": str(net), "worlds": 18, "x": "gongzhu-inference"}) == {
+        "inference": str(net)}
+    with pytest.raises(SystemExit) as e:
+        ladder.main(["--game", "gongzhu", "--candidate", str(cand), "--shipped",
+                     "scrofazero-pretrained", "--deals", "4", "--seed", "7", "--min-deals", "4",
+                     "--no-progress", "--ship", "--doc", str(tmp_path / "p.md")])
+    message = str(e.value.code)
+    assert message.startswith("error: --ship:") and f"inference={net}" in message
+    assert "cardjax export --run" in message and "\n" not in message
+    assert not (tmp_path / "p.md").exists()
+
+
 def test_ladder_row_is_appended_under_its_section(tmp_path):
     doc = tmp_path / "p.md"
     doc.write_text("# P\n\n## Ladder\n\nthe rule.\n\n## Other\n\ntext\n")
