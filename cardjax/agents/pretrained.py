@@ -66,6 +66,22 @@ def info(name: str, directory: str = DIRECTORY) -> dict:
     return artifact.read_meta(path(name, directory))
 
 
+def local_paths(play: dict) -> dict:
+    """The play settings that name a directory on this machine (``inference=runs/inf``): a
+    shipped player holding one would not load anywhere else, so :func:`export` refuses it."""
+    return {k: v for k, v in play.items() if isinstance(v, str) and os.path.isdir(v)}
+
+
+def check_portable(play: dict) -> None:
+    """Raise ``ValueError`` (one line: the setting and how to export it) where ``play`` names a
+    directory on this machine."""
+    local = local_paths(play)
+    if local:
+        k, v = sorted(local.items())[0]
+        raise ValueError(f"the play setting {k}={v} names a directory on this machine; export it "
+                         f"(cardjax export --run {v} --name NAME) and set {k}=NAME")
+
+
 def export(source, name: str, command: str | None = None, device: str | None = None,
            bids: dict | None = None, directory: str = DIRECTORY, half: bool = False) -> dict:
     """Write the player of ``source`` (a read :class:`~cardjax.artifact.Artifact`, an artifact
@@ -89,6 +105,7 @@ def export(source, name: str, command: str | None = None, device: str | None = N
     play = dict(art.meta.get("play") or {})
     if bids is not None:
         play["bids"] = bids
+    check_portable(play)
     meta = dict(art.meta, name=name, lineage=lineage, play=play)
     _NAMES.pop(directory, None)
     half = half or art.meta.get("precision") == "float16"

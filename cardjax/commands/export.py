@@ -119,7 +119,10 @@ def main(argv=None) -> dict:
     expected = shipped.get(args.name, source.game)
     if source.game != expected:
         raise SystemExit(f"error: {args.run} plays {source.game}; {args.name} is for {expected}")
-    meta = pretrained.export(source, args.name, args.command, args.device, args.bids,
-                             directory=args.directory, half=args.half)
+    try:
+        meta = pretrained.export(source, args.name, args.command, args.device, args.bids,
+                                 directory=args.directory, half=args.half)
+    except ValueError as e:  # a play setting naming a directory on this machine
+        raise SystemExit(f"error: {args.run}: {e}") from None
     print(json.dumps({k: v for k, v in meta.items() if k != "network"}, indent=1))
     return meta

@@ -148,12 +148,6 @@ def inherited_play(shipped: dict, candidate: dict) -> dict:
     return {k: v for k, v in (shipped.get("play") or {}).items() if k not in own}
 
 
-def local_paths(play: dict) -> dict:
-    """The play settings that name a directory on this machine (``inference=runs/inf``): a
-    shipped player holding one would not load anywhere else."""
-    return {k: v for k, v in play.items() if isinstance(v, str) and os.path.isdir(v)}
-
-
 def _candidate_meta(word: str) -> dict:
     from cardjax import artifact
 
@@ -249,12 +243,11 @@ def main(argv=None) -> dict:
               + ", ".join(f"{k}={v}" for k, v in sorted(inherited.items())))
     # bids are no load option: a player reads them from its description at a table with an
     # auction, so they reach the candidate with the export below
-    local = local_paths(dict(meta.get("play") or {}))
-    if args.ship and local:  # before any deal is played
-        k, v = sorted(local.items())[0]
-        raise SystemExit(f"error: --ship: the candidate's play setting {k}={v} names a directory "
-                         f"on this machine; export it (cardjax export --run {v} --name NAME) "
-                         f"and give the candidate {k}=NAME")
+    if args.ship:  # the export below would refuse it: say so before any deal is played
+        try:
+            pretrained.check_portable(dict(meta.get("play") or {}))
+        except ValueError as e:
+            raise SystemExit(f"error: --ship: the candidate's {e}") from None
     cand = agent(args.candidate, **{k: v for k, v in inherited.items() if k != "bids"})
     shipped = pretrained.load(env, args.shipped, directory)
 

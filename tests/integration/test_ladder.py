@@ -103,8 +103,8 @@ def test_a_candidate_plays_and_ships_with_the_shipped_players_settings_it_lacks(
 
 
 def test_ship_refuses_a_candidate_whose_play_names_a_local_directory(tmp_path):
-    """A shipped player naming ``runs/...`` would not load on another machine: ``--ship`` says
-    which setting and how to export it, before a deal is played."""
+    """A shipped player naming ``runs/...`` would not load on another machine: the export refuses
+    it, and ``--ship`` says which setting and how to export it before a deal is played."""
     from cardjax import artifact
 
     net = tmp_path / "inference_run"
@@ -112,8 +112,16 @@ def test_ship_refuses_a_candidate_whose_play_names_a_local_directory(tmp_path):
     sz = artifact.read(artifact.shipped("scrofazero-pretrained"))
     cand = tmp_path / "cand"
     artifact.write(str(cand), dict(sz.meta, play={"inference": str(net), "worlds": 18}), sz.params)
-    assert ladder.local_paths({"inference": str(net), "worlds": 18, "x": "gongzhu-inference"}) == {
-        "inference": str(net)}
+    assert pretrained.local_paths({"inference": str(net), "worlds": 18,
+                                   "x": "gongzhu-inference"}) == {"inference": str(net)}
+    with pytest.raises(ValueError, match="names a directory on this machine"):
+        pretrained.export(str(cand), "x", directory=str(tmp_path / "shipped"))
+    r = subprocess.run([sys.executable, "-m", "cardjax", "export", "--run", str(cand), "--name",
+                        "x", "--directory", str(tmp_path / "shipped")], capture_output=True,
+                       text=True, cwd=ROOT, timeout=120)
+    assert r.returncode != 0 and r.stderr.strip().splitlines() == [
+        f"error: {cand}: the play setting inference={net} names a directory on this machine; "
+        f"export it (cardjax export --run {net} --name NAME) and set inference=NAME"]
     with pytest.raises(SystemExit) as e:
         ladder.main(["--game", "gongzhu", "--candidate", str(cand), "--shipped",
                      "scrofazero-pretrained", "--deals", "4", "--seed", "7", "--min-deals", "4",
