@@ -19,6 +19,7 @@ sz = artifact.read(artifact.shipped(args.player))
 play = dict(sz.meta.get("play") or {}, inference=args.inference, worlds=args.worlds)
 meta = dict(sz.meta, play=play)
 meta["lineage"] = dict(meta["lineage"], parent=args.player, device="2-core CPU, 2026-12-06",
+                       date="2026-12-06",
                        command=f"{args.player} (the 2026-12-04 network, unchanged) playing "
                                f"{args.worlds} worlds drawn from {args.inference}")
 artifact.write(args.out, meta, sz.params)

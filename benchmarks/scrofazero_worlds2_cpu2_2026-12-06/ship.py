@@ -28,7 +28,9 @@ if not result["ok"]:
 cand = artifact.read(args.candidate)
 run = cand.meta["play"]["inference"]
 pretrained.export(run, args.network, command=args.command, device=args.device, half=True)
-meta = dict(cand.meta, play=dict(cand.meta["play"], inference=args.network))
+old = cand.meta["lineage"]
+lineage = dict(old, command=old["command"].replace(run, args.network))
+meta = dict(cand.meta, play=dict(cand.meta["play"], inference=args.network), lineage=lineage)
 written = pretrained.export(cand._replace(meta=meta), result["shipped"])
 row = ladder.ladder_row(datetime.date.today().isoformat(), result["shipped"],
                         result["head_to_head"], result["baselines"],
